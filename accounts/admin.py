@@ -1,0 +1,63 @@
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from . import services
+from .models import ApiToken, User
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    fieldsets = DjangoUserAdmin.fieldsets + (("Profile", {"fields": ("name", "avatar_url")}),)
+    list_display = ("username", "name", "email", "is_active", "is_staff", "date_joined")
+    search_fields = ("username", "name", "email")
+    actions = ["generate_api_token"]
+
+    @admin.action(description="Generate an API token (shown once)")
+    def generate_api_token(self, request, queryset):
+        label = f"issued by {request.user.username} in the admin"
+        issued = [(user, services.issue_token(user=user, label=label)[1]) for user in queryset]
+        context = {**self.admin_site.each_context(request), "title": "API tokens issued", "issued": issued,
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "admin/accounts/issued_tokens.html", context)
+
+
+class TokenStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("active", "Active"), ("revoked", "Revoked"), ("expired", "Expired")]
+
+    def queryset(self, request, queryset):
+        now = timezone.now()
+        if self.value() == "active":
+            return queryset.usable()
+        if self.value() == "revoked":
+            return queryset.filter(revoked_at__isnull=False)
+        if self.value() == "expired":
+            return queryset.filter(revoked_at__isnull=True, expires_at__lte=now)
+        return queryset
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are issued from the user list (action) and never shown again; the digest is never shown."""
+
+    list_display = ("label", "user", "prefix", "created_at", "last_used_at", "expires_at", "revoked_at")
+    list_filter = (TokenStateFilter,)
+    search_fields = ("label", "prefix", "user__username", "user__name")
+    list_select_related = ("user",)
+    fields = ("user", "label", "prefix", "created_at", "last_used_at", "expires_at", "revoked_at")
+    readonly_fields = ("user", "prefix", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Revoke selected tokens")
+    def revoke(self, request, queryset):
+        for token in queryset.filter(revoked_at__isnull=True):
+            services.revoke_token(token=token)
+        self.message_user(request, "Tokens revoked.", messages.SUCCESS)

@@ -1,0 +1,40 @@
+import hmac
+import re
+
+from rest_framework import authentication, exceptions
+
+from . import services
+from .models import ApiToken
+
+BEARER = re.compile(r"Bearer ([0-9a-f]{64})")
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer <64 hex>`, the only way into the API."""
+
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = request.META.get("HTTP_AUTHORIZATION")
+        if header is None:
+            return None  # DRF answers 401 through authenticate_header
+        match = BEARER.fullmatch(header.strip())
+        if match is None:
+            raise exceptions.AuthenticationFailed("invalid Authorization header: expected Bearer and a 64-hex token")
+        token = authenticate_token(match.group(1))
+        if token is None:
+            raise exceptions.AuthenticationFailed("invalid, expired or revoked token")
+        services.record_token_use(token=token)
+        return token.user, token
+
+    def authenticate_header(self, request):
+        return self.keyword
+
+
+def authenticate_token(plain: str) -> ApiToken | None:
+    """The usable token whose secret is `plain`, or None (also used by the websocket handshake)."""
+    digest = services.token_digest(plain)
+    token = ApiToken.objects.usable().select_related("user").filter(digest=digest).first()
+    if token is None or not hmac.compare_digest(token.digest, digest):
+        return None
+    return token

@@ -1,0 +1,11 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("profile/api-access/", views.api_access, name="api-access"),
+    path("profile/api-access/<int:token_id>/revoke", views.revoke_api_token, name="api-access-revoke"),
+]

@@ -1,0 +1,34 @@
+from datetime import datetime, time, timezone
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from . import services
+from .forms import GenerateTokenForm
+from .models import ApiToken
+
+
+@login_required
+def api_access(request):
+    """List the caller's tokens; a POST generates one and shows its secret this once."""
+    issued = None
+    form = GenerateTokenForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        expires_on = form.cleaned_data["expires_at"]
+        _, issued = services.issue_token(
+            user=request.user,
+            label=form.cleaned_data["label"],
+            expires_at=datetime.combine(expires_on, time.max, tzinfo=timezone.utc) if expires_on else None,
+        )
+        form = GenerateTokenForm()
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(request, "accounts/api_access.html", {"form": form, "tokens": tokens, "issued": issued})
+
+
+@login_required
+@require_POST
+def revoke_api_token(request, token_id: int):
+    token = get_object_or_404(ApiToken, pk=token_id, user=request.user)  # only one's own tokens
+    services.revoke_token(token=token)
+    return redirect("api-access")

@@ -1,0 +1,80 @@
+"""Every API error is rendered here, as JSON with an `error` message."""
+
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+logger = logging.getLogger("config.api")
+
+
+class RuleViolation(Exception):
+    """A domain rule refused the request: 422 with a message, the field at fault and extras."""
+
+    def __init__(self, message: str, field: str | None = None, **extra):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.extra = extra
+
+
+def error_body(message: str, field: str | None = None, **extra) -> dict:
+    body = {"error": message}
+    if field:
+        body["field"] = field
+    body.update(extra)
+    return body
+
+
+def first_error(detail, path: str = "") -> tuple[str, str | None]:
+    """The first message of a DRF error tree, worded to name its field: ("title is required", "title")."""
+    if isinstance(detail, dict):
+        key, value = next(iter(detail.items()))
+        child = path if key == "non_field_errors" else (f"{path}.{key}" if path else str(key))
+        return first_error(value, child)
+    if isinstance(detail, list):
+        item = next((item for item in detail if item), None)
+        return first_error(item, path) if item is not None else ("invalid value", path or None)
+    code = getattr(detail, "code", None)
+    if not path:
+        return str(detail), None
+    if code == "required":
+        return f"{path} is required", path
+    if code in {"blank", "null"}:
+        return f"{path} cannot be empty", path
+    return f"{path}: {detail}", path
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(as_serializer_error(exc))
+    if isinstance(exc, RuleViolation):
+        set_rollback()
+        return Response(error_body(exc.message, exc.field, **exc.extra), status=422)
+    if isinstance(exc, exceptions.ValidationError):
+        set_rollback()
+        message, field = first_error(exc.detail)
+        return Response(error_body(message, field), status=422)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        # Not an API error: an API client still gets JSON, and the trace goes to the log.
+        logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)
+        set_rollback()
+        return Response({"error": "internal server error"}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    response.data = {"error": _message_of(exc)}
+    return response
+
+
+def _message_of(exc) -> str:
+    if isinstance(exc, Http404):
+        return "not found"
+    if isinstance(exc, DjangoPermissionDenied):
+        return "permission denied"
+    detail = getattr(exc, "detail", None)
+    return str(detail) if detail else "error"

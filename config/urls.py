@@ -1,0 +1,25 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.api import views as api_errors
+
+api_v1 = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/swagger-ui/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("", include("projects.urls")),
+    path("", include("tickets.urls")),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    # Unknown API paths answer JSON 404 even with DEBUG on (Django's debug 404 page skips handler404).
+    re_path(r"^api/", api_errors.not_found),
+    path("admin/", admin.site.urls),
+    path("", include("accounts.urls")),
+]
+
+handler400 = api_errors.bad_request
+handler403 = api_errors.permission_denied
+handler404 = api_errors.not_found
+handler500 = api_errors.server_error

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class DocsAreaConfig(AppConfig):
+    name = "docs_area"

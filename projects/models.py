@@ -1,0 +1,95 @@
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+from .roles import Role, rank_of
+
+
+class EstimationMode(models.TextChoices):
+    STORY_POINTS = "story_points"
+    HOURS = "hours"
+    NONE = "none"
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(max_length=10)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_projects")
+    estimation_mode = models.CharField(max_length=20, choices=EstimationMode, default=EstimationMode.STORY_POINTS)
+    docs_enabled = models.BooleanField(default=True)
+    # The last per-project ticket number handed out; numbers are never reused.
+    last_ticket_number = models.PositiveIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+
+    class Meta:
+        indexes = [models.Index(Lower("name"), name="project_name_lower_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.prefix} · {self.name}"
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "project"], name="membership_unique_user_project")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} as {self.role}"
+
+    @property
+    def rank(self) -> int:
+        return rank_of(self.role)
+
+    def has_role(self, role: Role) -> bool:
+        return self.rank >= rank_of(role)
+
+
+class StatusCategory(models.TextChoices):
+    BACKLOG = "backlog"
+    TODO = "todo"
+    ACTIVE = "active"
+    REVIEW = "review"
+    DONE = "done"
+
+
+class Status(models.Model):
+    """A board column of one project."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="statuses")
+    slug = models.SlugField(max_length=50)
+    label = models.CharField(max_length=100)
+    color = models.CharField(max_length=7, default="#6c757d")
+    icon = models.CharField(max_length=50, blank=True)
+    category = models.CharField(max_length=20, choices=StatusCategory)
+    hidden = models.BooleanField(default=False)
+    sort_order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["sort_order", "id"]
+        verbose_name_plural = "statuses"
+        constraints = [models.UniqueConstraint(fields=["project", "slug"], name="status_unique_project_slug")]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Tag(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=100)
+    color = models.CharField(max_length=7, default="#6c757d")
+    sort_order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["sort_order", "id"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "project", name="tag_unique_project_name_ci"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

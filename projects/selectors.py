@@ -1,0 +1,42 @@
+from django.db.models import QuerySet, Value
+from django.db.models.functions import Coalesce, Lower, NullIf
+from rest_framework.exceptions import NotFound
+
+from accounts.models import User
+
+from .models import Membership, Project, Status, Tag
+
+
+def membership_for(*, user: User, project_id: int) -> Membership:
+    """The caller's membership with its project; a missing project and a non-member look the same."""
+    membership = Membership.objects.select_related("project").filter(user=user, project_id=project_id).first()
+    if membership is None:
+        raise NotFound("project not found")
+    return membership
+
+
+def memberships_of(*, user: User) -> QuerySet[Membership]:
+    return Membership.objects.filter(user=user).select_related("project").order_by(Lower("project__name"), "project_id")
+
+
+def project_members(*, project: Project) -> QuerySet[Membership]:
+    return (
+        Membership.objects.filter(project=project)
+        .select_related("user")
+        .order_by(Lower(Coalesce(NullIf("user__name", Value("")), "user__username")), "user_id")
+    )
+
+
+def project_statuses(*, project: Project) -> QuerySet[Status]:
+    return Status.objects.filter(project=project).order_by("sort_order", "id")
+
+
+def project_tags(*, project: Project) -> QuerySet[Tag]:
+    return Tag.objects.filter(project=project).order_by("sort_order", "id")
+
+
+def tag_in_project(*, project: Project, tag_id: int) -> Tag:
+    tag = project_tags(project=project).filter(pk=tag_id).first()
+    if tag is None:
+        raise NotFound("tag not found")
+    return tag

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from .views import ProjectCollectionViewSet, ProjectViewSet, TagViewSet
+
+urlpatterns = [
+    path("projects", ProjectCollectionViewSet.as_view({"get": "list", "post": "create"}), name="project-list"),
+    path("projects/<int:project_id>/statuses", ProjectViewSet.as_view({"get": "statuses"}), name="project-statuses"),
+    path("projects/<int:project_id>/members", ProjectViewSet.as_view({"get": "members"}), name="project-members"),
+    path("projects/<int:project_id>/tags", TagViewSet.as_view({"get": "list", "post": "create"}), name="tag-list"),
+    path("projects/<int:project_id>/tags/<int:tag_id>/delete", TagViewSet.as_view({"post": "destroy"}),
+         name="tag-delete"),
+]

@@ -1,0 +1,63 @@
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import issue_token
+from projects import selectors
+from projects.models import Project
+
+
+@pytest.fixture
+def api(client_for, manager):
+    return client_for(manager)
+
+
+def test_unknown_api_path_is_json_404(api):
+    response = api.get("/api/v1/nothing/here")
+    assert (response.status_code, response.json()) == (404, {"error": "not found"})
+
+
+def test_unknown_api_path_is_json_404_with_debug_on(api, settings):
+    settings.DEBUG = True
+    response = api.get("/api/v2/projects")
+    assert (response.status_code, response.json()) == (404, {"error": "not found"})
+
+
+def test_malformed_json_is_400_and_creates_nothing(api):
+    response = api.post("/api/v1/projects", data='{"name": ', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("JSON parse error")
+    assert Project.objects.count() == 1
+
+
+@pytest.mark.parametrize("body", ['["name"]', '"Apollo"', "42", "null"])
+def test_body_that_is_not_an_object_is_400(api, body):
+    response = api.post("/api/v1/projects", data=body, content_type="application/json")
+    assert (response.status_code, response.json()) == (400, {"error": "JSON body must be an object"})
+
+
+def test_wrong_method_is_405(api):
+    response = api.delete("/api/v1/projects")
+    assert (response.status_code, response.json()) == (405, {"error": 'Method "DELETE" not allowed.'})
+
+
+def test_unsupported_media_type_is_json(api):
+    response = api.post("/api/v1/projects", data="name=x", content_type="text/plain")
+    assert response.status_code == 415
+    assert response.json() == {"error": 'Unsupported media type "text/plain" in request.'}
+
+
+def test_server_error_is_json(manager, monkeypatch):
+    def explode(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(selectors, "memberships_of", explode)
+    client = APIClient(raise_request_exception=False)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=manager)[1]}")
+    response = client.get("/api/v1/projects")
+    assert (response.status_code, response.json()) == (500, {"error": "internal server error"})
+
+
+def test_pages_outside_the_api_keep_html_404(client, db):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")

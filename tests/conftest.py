@@ -1,0 +1,75 @@
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import issue_token
+from projects.roles import Role
+
+from .factories import MembershipFactory, ProjectFactory, UserFactory
+
+ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGER]
+
+
+@pytest.fixture(autouse=True)
+def _test_server(settings):
+    # TLS ends at the proxy in production; the test client speaks plain HTTP to the app.
+    settings.SECURE_SSL_REDIRECT = False
+    # Tests do not run collectstatic, so there is no manifest to look names up in.
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def anonymous():
+    return APIClient()
+
+
+@pytest.fixture
+def client_for(db):
+    """An API client authenticated with a real token of `user`, issued by the real service."""
+
+    def make(user) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=user)[1]}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def project(db):
+    return ProjectFactory(name="Apollo", prefix="APL")
+
+
+@pytest.fixture
+def manager(project):
+    return project.owner
+
+
+@pytest.fixture
+def member_with(project):
+    """A new user holding `role` in the project."""
+
+    def make(role: Role):
+        return MembershipFactory(project=project, role=role).user
+
+    return make
+
+
+@pytest.fixture
+def editor(member_with):
+    return member_with(Role.EDITOR)
+
+
+@pytest.fixture
+def viewer(member_with):
+    return member_with(Role.VIEWER)
+
+
+@pytest.fixture
+def outsider(db):
+    return UserFactory()

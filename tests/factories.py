@@ -1,0 +1,99 @@
+import factory
+from django.db import transaction
+from factory.django import DjangoModelFactory
+
+from accounts.models import User
+from projects import services as project_services
+from projects.models import Membership, Project, Status, StatusCategory, Tag
+from projects.roles import Role
+from tickets.models import Ticket
+from tickets.services import next_ticket_number
+
+PASSWORD = "correct horse battery staple"
+
+
+class UserFactory(DjangoModelFactory):
+    class Meta:
+        model = User
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    name = factory.Sequence(lambda n: f"User {n:03d}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    password = factory.django.Password(PASSWORD)
+
+
+class ProjectFactory(DjangoModelFactory):
+    """Created through the real service: owner membership and default statuses included."""
+
+    class Meta:
+        model = Project
+
+    owner = factory.SubFactory(UserFactory)
+    name = factory.Sequence(lambda n: f"Project {n:03d}")
+    prefix = "PRJ"
+    description = ""
+
+    @classmethod
+    def _create(cls, model_class, *, owner, name, prefix, description, **settings):
+        project = project_services.create_project(owner=owner, name=name, prefix=prefix, description=description)
+        if settings:
+            Project.objects.filter(pk=project.pk).update(**settings)
+            project.refresh_from_db()
+        return project
+
+
+class MembershipFactory(DjangoModelFactory):
+    class Meta:
+        model = Membership
+
+    project = factory.SubFactory(ProjectFactory)
+    user = factory.SubFactory(UserFactory)
+    role = Role.EDITOR
+
+
+class StatusFactory(DjangoModelFactory):
+    class Meta:
+        model = Status
+
+    project = factory.SubFactory(ProjectFactory)
+    slug = factory.Sequence(lambda n: f"column_{n}")
+    label = factory.Sequence(lambda n: f"Column {n}")
+    category = StatusCategory.ACTIVE
+    sort_order = factory.Sequence(lambda n: 100 + n)
+
+
+class TagFactory(DjangoModelFactory):
+    class Meta:
+        model = Tag
+
+    project = factory.SubFactory(ProjectFactory)
+    name = factory.Sequence(lambda n: f"tag-{n}")
+    color = "#aabbcc"
+    sort_order = factory.Sequence(lambda n: n)
+
+
+class TicketFactory(DjangoModelFactory):
+    class Meta:
+        model = Ticket
+        skip_postgeneration_save = True
+
+    project = factory.SubFactory(ProjectFactory)
+    title = factory.Sequence(lambda n: f"Ticket {n}")
+    status = factory.LazyAttribute(lambda ticket: ticket.project.statuses.order_by("sort_order").first())
+    created_by = factory.LazyAttribute(lambda ticket: ticket.project.owner)
+    sort_order = factory.Sequence(lambda n: n)
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        with transaction.atomic():
+            return super()._create(model_class, *args, number=next_ticket_number(project=kwargs["project"]), **kwargs)
+
+    @factory.post_generation
+    def tags(ticket, create, extracted, **kwargs):
+        if create and extracted:
+            ticket.tags.set(extracted)
+
+    @factory.post_generation
+    def assignees(ticket, create, extracted, **kwargs):
+        if create and extracted:
+            ticket.assignees.set(extracted)

@@ -1,0 +1,115 @@
+import pytest
+
+from projects.models import Tag
+from projects.roles import Role
+from tests.factories import TagFactory, TicketFactory
+
+
+def tags_url(project):
+    return f"/api/v1/projects/{project.id}/tags"
+
+
+def delete_url(tag):
+    return f"/api/v1/projects/{tag.project_id}/tags/{tag.id}/delete"
+
+
+ROLE_LADDER = [(Role.VIEWER, 403), (Role.CONTRIBUTOR, 403), (Role.EDITOR, 403), (Role.DEVELOPER, 403),
+               (Role.MANAGER, None)]
+
+
+class TestList:
+    def test_lists_tags_in_order(self, client_for, project, viewer):
+        second = TagFactory(project=project, name="ui", color="#112233", sort_order=2)
+        first = TagFactory(project=project, name="backend", sort_order=1)
+        TagFactory()  # another project
+
+        response = client_for(viewer).get(tags_url(project))
+
+        assert response.status_code == 200
+        assert response.json() == {"tags": [
+            {"id": first.id, "name": "backend", "color": "#aabbcc", "sort_order": 1},
+            {"id": second.id, "name": "ui", "color": "#112233", "sort_order": 2},
+        ]}
+
+    def test_non_member_404_and_anonymous_401(self, client_for, anonymous, project, outsider):
+        assert client_for(outsider).get(tags_url(project)).status_code == 404
+        assert anonymous.get(tags_url(project)).status_code == 401
+
+
+class TestCreate:
+    def test_manager_creates_tag_at_the_end_with_default_color(self, client_for, project, manager):
+        TagFactory(project=project, sort_order=4)
+        response = client_for(manager).post(tags_url(project), {"name": "urgent-fix"})
+
+        assert response.status_code == 201
+        tag = Tag.objects.get(name="urgent-fix")
+        assert response.json() == {"tag": {"id": tag.id, "name": "urgent-fix", "color": "#6c757d", "sort_order": 5}}
+        assert tag.project == project
+
+    def test_color_is_accepted_and_lower_cased(self, client_for, project, manager):
+        response = client_for(manager).post(tags_url(project), {"name": "ui", "color": "#A1B2C3"})
+        assert response.json()["tag"]["color"] == "#a1b2c3"
+
+    @pytest.mark.parametrize(("role", "expected"), ROLE_LADDER)
+    def test_only_managers_create(self, client_for, project, member_with, role, expected):
+        response = client_for(member_with(role)).post(tags_url(project), {"name": "x"})
+        assert response.status_code == (expected or 201)
+        if expected:
+            assert response.json() == {"error": "your role in this project does not allow this"}
+            assert not Tag.objects.exists()
+
+    @pytest.mark.parametrize(("body", "error"), [
+        ({}, "name is required"),
+        ({"name": ""}, "name cannot be empty"),
+        ({"name": "x" * 101}, "name: Ensure this field has no more than 100 characters."),
+        ({"name": "ok", "color": "red"}, "color: must be a hex color like #1a2b3c"),
+        ({"name": "ok", "color": "#12345"}, "color: must be a hex color like #1a2b3c"),
+    ])
+    def test_invalid_body_is_422(self, client_for, project, manager, body, error):
+        response = client_for(manager).post(tags_url(project), body)
+        assert (response.status_code, response.json()["error"]) == (422, error)
+        assert not Tag.objects.exists()
+
+    def test_duplicate_name_is_422(self, client_for, project, manager):
+        TagFactory(project=project, name="Backend")
+        response = client_for(manager).post(tags_url(project), {"name": "backend"})
+        assert response.status_code == 422
+        assert response.json() == {"error": "name: a tag with this name already exists", "field": "name"}
+        assert Tag.objects.count() == 1
+
+    def test_a_name_of_100_characters_is_fine(self, client_for, project, manager):
+        assert client_for(manager).post(tags_url(project), {"name": "x" * 100}).status_code == 201
+
+    def test_non_member_404(self, client_for, project, outsider):
+        assert client_for(outsider).post(tags_url(project), {"name": "x"}).status_code == 404
+        assert not Tag.objects.exists()
+
+
+class TestDelete:
+    def test_manager_deletes_tag_and_it_leaves_every_ticket(self, client_for, project, manager):
+        tag, kept = TagFactory(project=project), TagFactory(project=project)
+        tickets = [TicketFactory(project=project, tags=[tag, kept]) for _ in range(3)]
+
+        response = client_for(manager).post(delete_url(tag))
+
+        assert (response.status_code, response.json()) == (200, {"ok": True})
+        assert not Tag.objects.filter(pk=tag.pk).exists()
+        for ticket in tickets:
+            assert list(ticket.tags.all()) == [kept]
+
+    @pytest.mark.parametrize(("role", "expected"), ROLE_LADDER)
+    def test_only_managers_delete(self, client_for, project, member_with, role, expected):
+        tag = TagFactory(project=project)
+        response = client_for(member_with(role)).post(delete_url(tag))
+        assert response.status_code == (expected or 200)
+        assert Tag.objects.filter(pk=tag.pk).exists() == bool(expected)
+
+    def test_tag_of_another_project_is_404(self, client_for, project, manager):
+        foreign = TagFactory()
+        response = client_for(manager).post(f"/api/v1/projects/{project.id}/tags/{foreign.id}/delete")
+        assert (response.status_code, response.json()) == (404, {"error": "tag not found"})
+        assert Tag.objects.filter(pk=foreign.pk).exists()
+
+    def test_get_is_405(self, client_for, project, manager):
+        tag = TagFactory(project=project)
+        assert client_for(manager).get(delete_url(tag)).status_code == 405

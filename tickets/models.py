@@ -1,0 +1,158 @@
+import uuid
+from pathlib import PurePath
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from projects.models import Project, Status, Tag
+
+
+class TicketType(models.TextChoices):
+    BUG = "bug"
+    FEATURE = "feature"
+    RELEASE = "release"
+
+
+class Priority(models.TextChoices):
+    URGENT = "urgent"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class TicketQuerySet(models.QuerySet):
+    def live(self):
+        """Not deleted: archived tickets included."""
+        return self.filter(deleted_at__isnull=True)
+
+    def active(self):
+        """On the board: neither deleted nor archived."""
+        return self.filter(deleted_at__isnull=True, archived_at__isnull=True)
+
+
+class Ticket(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tickets")
+    number = models.PositiveIntegerField(editable=False)
+    title = models.CharField(max_length=255)
+    description = models.TextField(blank=True, max_length=100_000)
+    status = models.ForeignKey(Status, on_delete=models.PROTECT, related_name="tickets")
+    type = models.CharField(max_length=10, choices=TicketType, default=TicketType.FEATURE)
+    priority = models.CharField(max_length=10, choices=Priority, null=True, blank=True)
+    deadline = models.DateField(null=True, blank=True)
+    story_points = models.PositiveSmallIntegerField(null=True, blank=True)
+    estimated_hours = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    sort_order = models.IntegerField(default=0)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="tickets")
+    assignees = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="assigned_tickets")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_tickets")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    # When the ticket last entered a done-category column (null while outside one): velocity.
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    objects = TicketQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "number"], name="ticket_unique_project_number"),
+            models.CheckConstraint(
+                condition=Q(story_points__isnull=True) | Q(story_points__lte=3), name="ticket_story_points_0_3"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["project", "status", "sort_order", "id"], name="ticket_board_idx"),
+            models.Index(fields=["project", "-archived_at"], name="ticket_archived_idx"),
+            models.Index(fields=["project", "-updated_at"], name="ticket_updated_idx"),
+            models.Index(fields=["project", "done_at"], name="ticket_done_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix_ref} {self.title}"
+
+    @property
+    def prefix_ref(self) -> str:
+        return f"{self.project.prefix}-{self.number}"
+
+
+class Comment(models.Model):
+    """A comment on a ticket, called a "reaction" in the interface's paths."""
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ticket_comments")
+    message = models.TextField(max_length=20_000)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["ticket", "created_at"], name="comment_ticket_idx")]
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on ticket {self.ticket_id}"
+
+
+class ChecklistItem(models.Model):
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="checklist_items")
+    text = models.CharField(max_length=500)
+    done = models.BooleanField(default=False)
+    sort_order = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["sort_order", "id"]
+        indexes = [models.Index(fields=["ticket", "sort_order"], name="checklist_ticket_idx")]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Blocker(models.Model):
+    """`blocker` blocks `ticket`."""
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="blocked_by_links")
+    blocker = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="blocking_links")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ticket", "blocker"], name="blocker_unique_pair"),
+            models.CheckConstraint(condition=~Q(ticket=models.F("blocker")), name="blocker_not_itself"),
+        ]
+
+
+def attachment_path(instance, filename: str) -> str:
+    """A generated name: the uploaded name is kept for display only, never as a path."""
+    return f"attachments/{uuid.uuid4().hex}{PurePath(filename).suffix.lower()[:10]}"
+
+
+class Attachment(models.Model):
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="attachments")
+    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="attachments")
+    file = models.FileField(upload_to=attachment_path, max_length=200)
+    original_name = models.CharField(max_length=255)
+    filesize = models.PositiveBigIntegerField()
+    mime_type = models.CharField(max_length=100)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.original_name
+
+
+class Activity(models.Model):
+    """One write to a ticket or its content: who, what, and the fields it changed (old and new)."""
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="activities")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    action = models.CharField(max_length=50)
+    changes = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "activities"
+        indexes = [models.Index(fields=["ticket", "-created_at", "-id"], name="activity_ticket_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.action} on ticket {self.ticket_id}"
