@@ -20,6 +20,8 @@ class Project(models.Model):
     docs_enabled = models.BooleanField(default=True)
     # The last per-project ticket number handed out; numbers are never reused.
     last_ticket_number = models.PositiveIntegerField(default=0, editable=False)
+    # The `seq` of the last real-time board frame, so viewers can tell when they missed one.
+    board_seq = models.PositiveBigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
 

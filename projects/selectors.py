@@ -3,6 +3,7 @@ from django.db.models.functions import Coalesce, Lower, NullIf
 from rest_framework.exceptions import NotFound
 
 from accounts.models import User
+from config.api.exceptions import RuleViolation
 
 from .models import Membership, Project, Status, Tag
 
@@ -40,3 +41,11 @@ def tag_in_project(*, project: Project, tag_id: int) -> Tag:
     if tag is None:
         raise NotFound("tag not found")
     return tag
+
+
+def member_user(*, project: Project, user_id: int) -> User:
+    """A user of the project, for assigning: anyone else is a 422 naming `user_id`."""
+    membership = Membership.objects.select_related("user").filter(project=project, user_id=user_id).first()
+    if membership is None:
+        raise RuleViolation("user_id: user is not a member of this project", field="user_id")
+    return membership.user

@@ -69,5 +69,8 @@ def create_tag(*, project: Project, name: str, color: str) -> Tag:
 
 
 @transaction.atomic
-def delete_tag(*, tag: Tag) -> None:
-    tag.delete()  # the ticket links go with it
+def delete_tag(*, tag: Tag, actor: User) -> None:
+    from tickets.services import remove_tag_from_tickets  # tickets build on projects, not the reverse
+
+    remove_tag_from_tickets(tag=tag, actor=actor)
+    tag.delete()

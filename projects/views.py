@@ -95,5 +95,5 @@ class TagViewSet(ProjectScopedViewSet):
     @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, tag_id):
         tag = selectors.tag_in_project(project=self.project, tag_id=tag_id)
-        services.delete_tag(tag=tag)
+        services.delete_tag(tag=tag, actor=request.user)
         return Response({"ok": True})

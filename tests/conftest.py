@@ -13,6 +13,7 @@ ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGE
 def _test_server(settings):
     # TLS ends at the proxy in production; the test client speaks plain HTTP to the app.
     settings.SECURE_SSL_REDIRECT = False
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     # Tests do not run collectstatic, so there is no manifest to look names up in.
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}

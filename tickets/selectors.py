@@ -1,7 +1,113 @@
-from projects.models import Project, StatusCategory
+from datetime import timedelta
 
-from .models import Ticket
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from rest_framework.exceptions import NotFound
+
+from projects.models import Project, StatusCategory, Tag
+
+from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
+
+ARCHIVED_LIST_LIMIT = 100
+VELOCITY_WINDOW = timedelta(days=7)
+
+
+def _count(model, **filters) -> Coalesce:
+    """A per-ticket count as a subquery: several of them never multiply each other's rows."""
+    rows = (model.objects.filter(ticket=OuterRef("pk"), **filters).order_by().values("ticket")
+            .annotate(n=Count("pk")).values("n"))
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
+
+
+def _ordered_tags() -> Prefetch:
+    return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"))
+
+
+def _list_tickets() -> QuerySet[Ticket]:
+    return Ticket.objects.select_related("project", "status").prefetch_related(_ordered_tags())
+
+
+def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
+    tickets = _list_tickets().active().filter(project=project)
+    if status is not None:
+        tickets = tickets.filter(status=status)
+    return tickets.order_by("sort_order", "id")
+
+
+def with_board_fields(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
+    return (
+        tickets.select_related("project", "status", "created_by")
+        .prefetch_related(_ordered_tags(), "assignees")
+        .annotate(
+            reaction_count=_count(Comment, deleted_at__isnull=True),
+            checklist_total=_count(ChecklistItem),
+            checklist_done=_count(ChecklistItem, done=True),
+        )
+    )
+
+
+def board_tickets(*, project: Project) -> QuerySet[Ticket]:
+    return with_board_fields(Ticket.objects.active().filter(project=project)).order_by("sort_order", "id")
+
+
+def board_ticket(*, ticket_id: int) -> Ticket:
+    """One ticket in its board shape, whatever its state (a broadcast may announce a deletion)."""
+    return with_board_fields(Ticket.objects.filter(pk=ticket_id)).get()
+
+
+def velocity(*, project: Project) -> int:
+    """Tickets that entered a done column in the last 7 days and are still in one."""
+    return Ticket.objects.live().filter(
+        project=project, status__category=StatusCategory.DONE, done_at__gte=timezone.now() - VELOCITY_WINDOW
+    ).count()
 
 
 def open_ticket_count(*, project: Project) -> int:
     return Ticket.objects.active().filter(project=project).exclude(status__category=StatusCategory.DONE).count()
+
+
+def ticket_in_project(*, project: Project, number: int) -> Ticket:
+    """A live (not deleted) ticket of the project by its number; archived ones included."""
+    ticket = Ticket.objects.live().select_related("project", "status").filter(project=project, number=number).first()
+    if ticket is None:
+        raise NotFound("ticket not found")
+    return ticket
+
+
+def ticket_detail(*, project: Project, number: int) -> Ticket:
+    tickets = (
+        Ticket.objects.live().filter(project=project, number=number)
+        .select_related("project", "status", "created_by")
+        .prefetch_related(
+            _ordered_tags(),
+            "assignees",
+            Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
+            Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
+                deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),
+            Prefetch("blocked_by_links", to_attr="live_blockers", queryset=Blocker.objects.filter(
+                blocker__deleted_at__isnull=True).select_related("blocker__status").order_by("blocker__number")),
+            Prefetch("attachments", queryset=Attachment.objects.order_by("id")),
+        )
+    )
+    ticket = tickets.first()
+    if ticket is None:
+        raise NotFound("ticket not found")
+    return ticket
+
+
+def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:
+    tickets = (Ticket.objects.live().filter(project=project, archived_at__isnull=False)
+               .select_related("project", "status").order_by("-archived_at", "-id"))
+    if len(title_query) >= 2:
+        tickets = tickets.filter(title__icontains=title_query)
+    return tickets[:ARCHIVED_LIST_LIMIT]
+
+
+def column_ticket_ids(*, project: Project, status) -> list[int]:
+    return list(Ticket.objects.active().filter(project=project, status=status)
+                .order_by("sort_order", "id").values_list("pk", flat=True))
+
+
+def ticket_history(*, ticket: Ticket) -> QuerySet[Activity]:
+    return Activity.objects.filter(ticket=ticket).select_related("actor").order_by("-created_at", "-id")

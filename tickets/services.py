@@ -1,7 +1,18 @@
-from django.db import transaction
-from django.db.models import F
+"""Every write to tickets: one function per action, each one transaction with its history and broadcast."""
 
-from projects.models import Project
+from datetime import date
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from accounts.models import User
+from config.api.exceptions import RuleViolation
+from projects.models import Project, Status, StatusCategory, Tag
+
+from . import broadcast, history
+from .models import Activity, ChecklistItem, Ticket, TicketType
 
 
 def next_ticket_number(*, project: Project) -> int:
@@ -14,3 +25,220 @@ def next_ticket_number(*, project: Project) -> int:
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
     Project.objects.filter(pk=project.pk).update(last_ticket_number=F("last_ticket_number") + 1)
     return Project.objects.values_list("last_ticket_number", flat=True).get(pk=project.pk)
+
+
+def next_sort_order(*, project_id: int, status: Status) -> int:
+    """The end of a column."""
+    last = Ticket.objects.active().filter(project_id=project_id, status=status).aggregate(last=Max("sort_order"))
+    return 0 if last["last"] is None else last["last"] + 1
+
+
+def first_status(project: Project) -> Status:
+    return project.statuses.order_by("sort_order", "id").first()
+
+
+def _locked(ticket: Ticket) -> Ticket:
+    """The ticket re-read under a row lock, so concurrent writes to it queue instead of overwriting."""
+    return Ticket.objects.select_for_update().select_related("project", "status").get(pk=ticket.pk)
+
+
+def _writable(ticket: Ticket) -> Ticket:
+    ticket = _locked(ticket)
+    if ticket.archived_at is not None:
+        raise RuleViolation("ticket is archived: unarchive it first")
+    return ticket
+
+
+def _enter_status(ticket: Ticket, status: Status) -> None:
+    """Put the ticket at the end of `status`, keeping `done_at` (velocity) in step."""
+    was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
+    ticket.status = status
+    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=status)
+    is_done = status.category == StatusCategory.DONE
+    if is_done and not was_done:
+        ticket.done_at = timezone.now()
+    elif not is_done:
+        ticket.done_at = None
+
+
+@transaction.atomic
+def create_ticket(
+    *, project: Project, actor: User, title: str, description: str = "", type: str = TicketType.FEATURE,
+    priority: str | None = None, status: Status | None = None, deadline: date | None = None,
+    story_points: int | None = None, estimated_hours: Decimal | None = None,
+    checklist: list[str] = (), tags: list[Tag] = (),
+) -> Ticket:
+    ticket = Ticket(
+        project=project, number=next_ticket_number(project=project), title=title, description=description,
+        type=type, priority=priority, deadline=deadline, story_points=story_points,
+        estimated_hours=estimated_hours, created_by=actor,
+    )
+    _enter_status(ticket, status or first_status(project))
+    ticket.save()
+    ticket.tags.set(tags)
+    ChecklistItem.objects.bulk_create(
+        ChecklistItem(ticket=ticket, text=text, sort_order=index) for index, text in enumerate(checklist)
+    )
+    changes = {field: {"old": None, "new": value} for field, value in history.snapshot(ticket).items()
+               if value not in (None, "")}
+    if tags:
+        changes["tags"] = history.ids_change([], [tag.pk for tag in tags])
+    if checklist:
+        changes["checklist"] = {"old": [], "new": list(checklist)}
+    history.record(ticket=ticket, actor=actor, action="created", changes=changes)
+    broadcast.ticket_event("ticket.created", ticket=ticket, actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def update_ticket(*, ticket: Ticket, actor: User, changes: dict) -> Ticket:
+    """Apply the sent fields only; `tags` replaces the ticket's tags."""
+    ticket = _writable(ticket)
+    tags = changes.pop("tags", None)
+    before = history.snapshot(ticket, changes.keys())
+    for field, value in changes.items():
+        setattr(ticket, field, value)
+    diff = history.changes_between(before, history.snapshot(ticket, changes.keys()))
+    if tags is not None:
+        old_ids = set(ticket.tags.values_list("pk", flat=True))
+        new_ids = {tag.pk for tag in tags}
+        if old_ids != new_ids:
+            ticket.tags.set(tags)
+            diff["tags"] = history.ids_change(old_ids, new_ids)
+    if not diff:
+        return ticket
+    ticket.save()
+    history.record(ticket=ticket, actor=actor, action="updated", changes=diff)
+    broadcast.ticket_event("ticket.updated", ticket=ticket, actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
+    ticket = _writable(ticket)
+    from_status = ticket.status
+    if from_status == status:
+        return ticket
+    before = history.snapshot(ticket, ["status", "sort_order"])
+    _enter_status(ticket, status)
+    ticket.save(update_fields=["status", "sort_order", "done_at", "updated_at"])
+    history.record(ticket=ticket, actor=actor, action="moved",
+                   changes=history.changes_between(before, history.snapshot(ticket, ["status", "sort_order"])))
+    broadcast.ticket_event("ticket.moved", ticket=ticket, actor=actor, from_status=from_status.slug,
+                           to_status=status.slug)
+    return ticket
+
+
+@transaction.atomic
+def archive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
+    ticket = _writable(ticket)
+    ticket.archived_at = timezone.now()
+    ticket.save(update_fields=["archived_at", "updated_at"])
+    history.record(ticket=ticket, actor=actor, action="archived",
+                   changes={"archived_at": {"old": None, "new": history.as_json(ticket.archived_at)}})
+    broadcast.ticket_event("ticket.archived", ticket=ticket, actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def unarchive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
+    """Back on the board at the end of its column; unarchiving an active ticket changes nothing."""
+    ticket = _locked(ticket)
+    if ticket.archived_at is None:
+        return ticket
+    before = history.snapshot(ticket, ["archived_at", "sort_order"])
+    ticket.archived_at = None
+    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+    ticket.save(update_fields=["archived_at", "sort_order", "updated_at"])
+    history.record(ticket=ticket, actor=actor, action="unarchived",
+                   changes=history.changes_between(before, history.snapshot(ticket, ["archived_at", "sort_order"])))
+    broadcast.ticket_event("ticket.unarchived", ticket=ticket, actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def delete_ticket(*, ticket: Ticket, actor: User) -> None:
+    """Soft delete: the row stays (staff can restore it) and its number is never reused."""
+    ticket = _locked(ticket)
+    ticket.deleted_at = timezone.now()
+    ticket.save(update_fields=["deleted_at", "updated_at"])
+    history.record(ticket=ticket, actor=actor, action="deleted",
+                   changes={"deleted_at": {"old": None, "new": history.as_json(ticket.deleted_at)}})
+    broadcast.ticket_event("ticket.deleted", ticket=ticket, actor=actor)
+
+
+@transaction.atomic
+def restore_ticket(*, ticket: Ticket, actor: User) -> None:
+    """Undo a soft delete (staff, from the admin)."""
+    ticket = _locked(ticket)
+    if ticket.deleted_at is None:
+        return
+    history.record(ticket=ticket, actor=actor, action="restored",
+                   changes={"deleted_at": {"old": history.as_json(ticket.deleted_at), "new": None}})
+    ticket.deleted_at = None
+    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+    ticket.save(update_fields=["deleted_at", "sort_order", "updated_at"])
+    broadcast.ticket_event("ticket.created", ticket=ticket, actor=actor)
+
+
+def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) -> Ticket:
+    ticket = _writable(ticket)
+    old_ids = set(ticket.assignees.values_list("pk", flat=True))
+    if (user_id in old_ids) == assign:
+        return ticket  # already as asked: no duplicate, no history
+    (ticket.assignees.add if assign else ticket.assignees.remove)(user_id)
+    ticket.save(update_fields=["updated_at"])
+    new_ids = old_ids | {user_id} if assign else old_ids - {user_id}
+    history.record(ticket=ticket, actor=actor, action="assigned" if assign else "unassigned",
+                   changes={"assignees": history.ids_change(old_ids, new_ids)})
+    broadcast.ticket_event("ticket.updated", ticket=ticket, actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def assign_user(*, ticket: Ticket, user: User, actor: User) -> Ticket:
+    """`user` must be a member: the caller checks (projects.selectors.member_user)."""
+    return _set_assignee(ticket, actor, user.pk, assign=True)
+
+
+@transaction.atomic
+def unassign_user(*, ticket: Ticket, user_id: int, actor: User) -> Ticket:
+    """No membership check: a former member may still need to come off a ticket."""
+    return _set_assignee(ticket, actor, user_id, assign=False)
+
+
+@transaction.atomic
+def sort_column(*, project: Project, status: Status, ticket_ids: list[int], actor: User) -> None:
+    """Reorder a whole column: `ticket_ids` must be exactly its current tickets."""
+    column = {ticket.pk: ticket for ticket in Ticket.objects.select_for_update().active()
+              .filter(project=project, status=status)}
+    if len(ticket_ids) != len(set(ticket_ids)) or set(ticket_ids) != set(column):
+        raise RuleViolation("ticket_ids: must list exactly the tickets of the column, each once",
+                            field="ticket_ids")
+    entries = []
+    for position, ticket_id in enumerate(ticket_ids):
+        ticket = column[ticket_id]
+        if ticket.sort_order != position:
+            entries.append(history.entry(ticket=ticket, actor=actor, action="sorted",
+                                         changes={"sort_order": {"old": ticket.sort_order, "new": position}}))
+            ticket.sort_order = position
+    if not entries:
+        return
+    Ticket.objects.bulk_update([entry.ticket for entry in entries], ["sort_order"])
+    Activity.objects.bulk_create(entries)
+    broadcast.column_sorted(project=project, status_slug=status.slug, ticket_ids=ticket_ids, actor=actor)
+
+
+@transaction.atomic
+def remove_tag_from_tickets(*, tag: Tag, actor: User) -> None:
+    """Before a tag is deleted: its tickets record the change and their board cards refresh."""
+    tickets = list(Ticket.objects.live().filter(tags=tag).prefetch_related("tags"))
+    Activity.objects.bulk_create(
+        history.entry(ticket=ticket, actor=actor, action="updated", changes={"tags": history.ids_change(
+            [t.pk for t in ticket.tags.all()], [t.pk for t in ticket.tags.all() if t.pk != tag.pk])})
+        for ticket in tickets
+    )
+    Ticket.tags.through.objects.filter(tag=tag).delete()
+    for ticket in tickets:
+        if ticket.archived_at is None:
+            broadcast.ticket_event("ticket.updated", ticket=ticket, actor=actor)

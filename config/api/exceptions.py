@@ -32,23 +32,24 @@ def error_body(message: str, field: str | None = None, **extra) -> dict:
     return body
 
 
-def first_error(detail, path: str = "") -> tuple[str, str | None]:
+def first_error(detail, path: tuple = ()) -> tuple[str, str | None]:
     """The first message of a DRF error tree, worded to name its field: ("title is required", "title")."""
     if isinstance(detail, dict):
         key, value = next(iter(detail.items()))
-        child = path if key == "non_field_errors" else (f"{path}.{key}" if path else str(key))
-        return first_error(value, child)
+        return first_error(value, path if key == "non_field_errors" else (*path, key))
     if isinstance(detail, list):
         item = next((item for item in detail if item), None)
-        return first_error(item, path) if item is not None else ("invalid value", path or None)
-    code = getattr(detail, "code", None)
+        return first_error(item, path) if item is not None else ("invalid value", None)
     if not path:
         return str(detail), None
+    name = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).lstrip(".")
+    field = str(path[0])
+    code = getattr(detail, "code", None)
     if code == "required":
-        return f"{path} is required", path
+        return f"{name} is required", field
     if code in {"blank", "null"}:
-        return f"{path} cannot be empty", path
-    return f"{path}: {detail}", path
+        return f"{name} cannot be empty", field
+    return f"{name}: {detail}", field
 
 
 def api_exception_handler(exc, context):

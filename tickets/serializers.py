@@ -1,0 +1,227 @@
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from projects.models import EstimationMode, Status, Tag
+
+from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
+
+# ---- input ------------------------------------------------------------------------------
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class ProjectStatusField(serializers.SlugRelatedField):
+    """A status slug of the project in the serializer's context, turned into its Status."""
+
+    default_error_messages = {"does_not_exist": "unknown status {value}", "invalid": "must be a status slug"}
+
+    def __init__(self, **kwargs):
+        super().__init__(slug_field="slug", **kwargs)
+
+    def get_queryset(self):
+        return Status.objects.filter(project=self.context["project"])
+
+
+class ProjectTagsField(serializers.ListField):
+    """Tag ids of the project in context; answers the Tag objects."""
+
+    child = serializers.IntegerField()
+
+    def to_internal_value(self, data):
+        ids = list(dict.fromkeys(super().to_internal_value(data)))
+        tags = list(Tag.objects.filter(project=self.context["project"], pk__in=ids))
+        missing = set(ids) - {tag.pk for tag in tags}
+        if missing:
+            raise serializers.ValidationError(f"unknown tag ids for this project: {sorted(missing)}")
+        return tags
+
+
+class TicketFieldsInput(serializers.Serializer):
+    """The writable ticket fields shared by create and update; the project comes in the context."""
+
+    title = serializers.CharField(max_length=255)
+    description = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
+    type = serializers.ChoiceField(choices=TicketType.choices)
+    priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True)
+    deadline = serializers.DateField(allow_null=True)
+    story_points = serializers.IntegerField(min_value=0, max_value=3, allow_null=True)
+    estimated_hours = serializers.DecimalField(max_digits=7, decimal_places=2, min_value=0, allow_null=True)
+    tags = ProjectTagsField()
+
+    def validate_story_points(self, value):
+        return self._estimation("story_points", EstimationMode.STORY_POINTS, value, "story points")
+
+    def validate_estimated_hours(self, value):
+        return self._estimation("estimated_hours", EstimationMode.HOURS, value, "hours")
+
+    def _estimation(self, field, mode, value, words):
+        if value is not None and self.context["project"].estimation_mode != mode:
+            raise serializers.ValidationError(f"this project does not use {words} estimation")
+        return value
+
+
+class CreateTicketInput(TicketFieldsInput):
+    description = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False, default="")
+    type = serializers.ChoiceField(choices=TicketType.choices, default=TicketType.FEATURE)
+    priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True, default=None)
+    status = ProjectStatusField(required=False)
+    deadline = serializers.DateField(allow_null=True, default=None)
+    story_points = serializers.IntegerField(min_value=0, max_value=3, allow_null=True, default=None)
+    estimated_hours = serializers.DecimalField(max_digits=7, decimal_places=2, min_value=0, allow_null=True,
+                                               default=None)
+    checklist = serializers.ListField(child=serializers.CharField(max_length=500), default=list, max_length=500)
+    tags = ProjectTagsField(default=list)
+
+
+class UpdateTicketInput(TicketFieldsInput):
+    """Every field optional: only what is sent changes. `status` is not a field here (move does that)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, partial=True, **kwargs)
+
+
+class MoveTicketInput(serializers.Serializer):
+    status = ProjectStatusField()
+
+
+class UserIdInput(serializers.Serializer):
+    user_id = serializers.IntegerField()
+
+
+class SortColumnInput(serializers.Serializer):
+    status = ProjectStatusField()
+    ticket_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
+
+
+class ArchivedFilterInput(serializers.Serializer):
+    q = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class TicketListFilterInput(serializers.Serializer):
+    status = ProjectStatusField(required=False)
+
+
+# ---- output -----------------------------------------------------------------------------
+
+
+class TagRefOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Tag
+        fields = ["id", "name", "color"]
+
+
+class UserRefOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(source="display_name")
+
+
+class AssigneeOutput(UserRefOutput):
+    avatar = serializers.CharField(allow_null=True)
+
+
+class TicketListOutput(serializers.ModelSerializer):
+    project_ticket_number = serializers.IntegerField(source="number")
+    prefix_ref = serializers.CharField()
+    status = serializers.CharField(source="status.slug")
+    tags = TagRefOutput(many=True)
+
+    class Meta:
+        model = Ticket
+        fields = ["id", "project_ticket_number", "prefix_ref", "title", "status", "type", "priority", "deadline",
+                  "tags", "created_at"]
+
+
+class BoardTicketOutput(TicketListOutput):
+    assignees = AssigneeOutput(many=True)
+    creator = UserRefOutput(source="created_by")
+    reaction_count = serializers.IntegerField()
+    checklist_total = serializers.IntegerField()
+    checklist_done = serializers.IntegerField()
+
+    class Meta(TicketListOutput.Meta):
+        fields = TicketListOutput.Meta.fields + [
+            "assignees", "creator", "reaction_count", "checklist_total", "checklist_done"]
+
+
+class UnarchivedTicketOutput(BoardTicketOutput):
+    class Meta(BoardTicketOutput.Meta):
+        fields = BoardTicketOutput.Meta.fields + ["archived_at"]
+
+
+class CommentOutput(serializers.ModelSerializer):
+    user_id = serializers.IntegerField(source="author_id")
+    user_name = serializers.CharField(source="author.display_name")
+
+    class Meta:
+        model = Comment
+        fields = ["id", "message", "user_id", "user_name", "created_at"]
+
+
+class ChecklistEntryOutput(serializers.ModelSerializer):
+    """A checklist item as ticket detail embeds it."""
+
+    done = serializers.IntegerField()
+
+    class Meta:
+        model = ChecklistItem
+        fields = ["id", "text", "done"]
+
+
+class ChecklistItemOutput(ChecklistEntryOutput):
+    class Meta(ChecklistEntryOutput.Meta):
+        fields = ["id", "ticket_id", "text", "done", "sort_order"]
+
+
+class BlockerOutput(serializers.ModelSerializer):
+    """The ticket that blocks: a Blocker entry of the interface."""
+
+    id = serializers.IntegerField(source="blocker.id")
+    title = serializers.CharField(source="blocker.title")
+    status = serializers.CharField(source="blocker.status.slug")
+    project_ticket_number = serializers.IntegerField(source="blocker.number")
+
+    class Meta:
+        model = Blocker
+        fields = ["id", "title", "status", "project_ticket_number"]
+
+
+class AttachmentOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Attachment
+        fields = ["id", "ticket_id", "original_name", "filesize", "mime_type"]
+
+
+class TicketDetailOutput(TicketListOutput):
+    estimated_hours = serializers.FloatField(allow_null=True)
+    comments = CommentOutput(many=True, source="live_comments")
+    checklist = ChecklistEntryOutput(many=True, source="checklist_items")
+    assignees = UserRefOutput(many=True)
+    creator = UserRefOutput(source="created_by")
+    blockers = BlockerOutput(many=True, source="live_blockers")
+    attachments = AttachmentOutput(many=True)
+
+    class Meta(TicketListOutput.Meta):
+        fields = TicketListOutput.Meta.fields + [
+            "description", "story_points", "estimated_hours", "updated_at", "comments", "checklist", "assignees",
+            "creator", "blockers", "attachments", "archived_at"]
+
+
+class ArchivedTicketOutput(serializers.ModelSerializer):
+    project_ticket_number = serializers.IntegerField(source="number")
+    prefix_ref = serializers.CharField()
+    status = serializers.CharField(source="status.slug")
+    estimated_hours = serializers.FloatField(allow_null=True)
+    created_by = serializers.IntegerField(source="created_by_id")
+
+    class Meta:
+        model = Ticket
+        fields = ["id", "project_id", "project_ticket_number", "prefix_ref", "title", "type", "status", "priority",
+                  "deadline", "story_points", "estimated_hours", "sort_order", "archived_at", "created_by"]
+
+
+class ActivityOutput(serializers.ModelSerializer):
+    actor = UserRefOutput(allow_null=True)
+
+    class Meta:
+        model = Activity
+        fields = ["id", "action", "actor", "changes", "created_at"]
