@@ -5,8 +5,6 @@ and sent only after commit (and never for a rolled-back write), from the board's
 selector and serializer so it matches GET /board exactly.
 """
 
-from functools import partial
-
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
@@ -25,14 +23,15 @@ def board_group(project_id: int) -> str:
 
 
 def ticket_event(event: str, *, ticket: Ticket, actor: User, **extra) -> None:
-    transaction.on_commit(
-        partial(_send_ticket_frame, event, ticket.project_id, ticket.pk, _actor(actor), extra), robust=True
-    )
+    project_id, ticket_id, actor_ref = ticket.project_id, ticket.pk, _actor(actor)
+    # A function, not a partial: Django names the callback (__qualname__) when logging its failure.
+    transaction.on_commit(lambda: _send_ticket_frame(event, project_id, ticket_id, actor_ref, extra), robust=True)
 
 
 def column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:
     frame = {"event": "column.sorted", "status": status_slug, "ticket_ids": ticket_ids}
-    transaction.on_commit(partial(_send, project.pk, frame, _actor(actor)), robust=True)
+    project_id, actor_ref = project.pk, _actor(actor)
+    transaction.on_commit(lambda: _send(project_id, frame, actor_ref), robust=True)
 
 
 def _actor(user: User) -> dict:

@@ -75,6 +75,14 @@ def ticket_in_project(*, project: Project, number: int) -> Ticket:
     return ticket
 
 
+def live_ticket(*, ticket_id: int) -> Ticket:
+    """A live ticket by its global id, for views that reach the project through it."""
+    ticket = Ticket.objects.live().select_related("project", "status").filter(pk=ticket_id).first()
+    if ticket is None:
+        raise NotFound("ticket not found")
+    return ticket
+
+
 def ticket_detail(*, project: Project, number: int) -> Ticket:
     tickets = (
         Ticket.objects.live().filter(project=project, number=number)

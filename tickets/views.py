@@ -47,6 +47,18 @@ BOARD_RESPONSE = inline_serializer("Board", {
 })
 
 
+class TicketIdScopedViewSet(ProjectScopedViewSet):
+    """Views under /tickets/{ticket_id}/: the ticket is found first (404), then the caller's
+    membership of its project decides, so a non-member cannot tell a ticket exists."""
+
+    @cached_property
+    def ticket(self) -> Ticket:
+        return selectors.live_ticket(ticket_id=self.kwargs["ticket_id"])
+
+    def get_project_id(self) -> int:
+        return self.ticket.project_id
+
+
 class ProjectTicketsViewSet(ProjectScopedViewSet):
     """Project-wide ticket reads and writes: list, create, board, stats, archived list, column sort."""
 

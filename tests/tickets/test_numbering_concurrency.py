@@ -1,0 +1,39 @@
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
+
+import pytest
+from django.db import connection
+
+from tests.factories import ProjectFactory
+from tickets import services
+from tickets.models import Ticket
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL's row locks and real threads"),
+]
+
+THREADS = 8
+PER_THREAD = 10
+
+
+def test_concurrent_creation_gives_consecutive_unique_numbers():
+    project = ProjectFactory()
+    start = Barrier(THREADS)
+
+    def create_many(worker: int) -> list[int]:
+        start.wait()  # all threads hit the counter at once
+        try:
+            return [services.create_ticket(project=project, actor=project.owner, title=f"w{worker}-{n}").number
+                    for n in range(PER_THREAD)]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        numbers = [number for batch in pool.map(create_many, range(THREADS)) for number in batch]
+
+    assert sorted(numbers) == list(range(1, THREADS * PER_THREAD + 1))
+    assert Ticket.objects.filter(project=project).count() == THREADS * PER_THREAD
+    project.refresh_from_db()
+    assert project.last_ticket_number == THREADS * PER_THREAD

@@ -1,0 +1,77 @@
+import re
+
+from django.contrib import admin, messages
+
+from . import services
+from .models import Activity, Ticket
+
+REF = re.compile(r"^\s*([A-Za-z0-9]+)-(\d+)\s*$")
+
+
+class PresenceFilter(admin.SimpleListFilter):
+    """Yes/no on whether a timestamp field is set (archived_at, deleted_at)."""
+
+    field: str
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() in {"yes", "no"}:
+            return queryset.filter(**{f"{self.field}__isnull": self.value() == "no"})
+        return queryset
+
+
+class ArchivedFilter(PresenceFilter):
+    title = parameter_name = "archived"
+    field = "archived_at"
+
+
+class DeletedFilter(PresenceFilter):
+    title = parameter_name = "deleted"
+    field = "deleted_at"
+
+
+class ActivityInline(admin.TabularInline):
+    model = Activity
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "actor", "action", "changes")
+    readonly_fields = fields
+    ordering = ("-created_at", "-id")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Ticket)
+class TicketAdmin(admin.ModelAdmin):
+    list_display = ("ref", "title", "project", "status", "type", "priority", "archived_at", "deleted_at",
+                    "updated_at")
+    list_filter = ("project", "status__slug", "type", "priority", ArchivedFilter, DeletedFilter)
+    search_fields = ("title",)
+    list_select_related = ("project", "status")
+    raw_id_fields = ("created_by",)
+    filter_horizontal = ("tags", "assignees")
+    readonly_fields = ("number", "created_at", "updated_at", "done_at", "archived_at", "deleted_at")
+    inlines = [ActivityInline]
+    actions = ["restore"]
+
+    @admin.display(description="ref", ordering="number")
+    def ref(self, ticket: Ticket) -> str:
+        return ticket.prefix_ref
+
+    def get_search_results(self, request, queryset, search_term):
+        """"APL-12" finds that ticket; anything else searches titles."""
+        match = REF.match(search_term)
+        if match:
+            prefix, number = match.groups()
+            return queryset.filter(project__prefix__iexact=prefix, number=int(number)), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.action(description="Restore selected deleted tickets")
+    def restore(self, request, queryset):
+        deleted = list(queryset.filter(deleted_at__isnull=False))
+        for ticket in deleted:
+            services.restore_ticket(ticket=ticket, actor=request.user)
+        self.message_user(request, f"{len(deleted)} ticket(s) restored.", messages.SUCCESS)
