@@ -39,7 +39,8 @@ def first_status(project: Project) -> Status:
 
 def _locked(ticket: Ticket) -> Ticket:
     """The ticket re-read under a row lock, so concurrent writes to it queue instead of overwriting."""
-    return Ticket.objects.select_for_update().select_related("project", "status").get(pk=ticket.pk)
+    # of=("self",): lock the ticket row only, not its project and status rows joined alongside.
+    return Ticket.objects.select_for_update(of=("self",)).select_related("project", "status").get(pk=ticket.pk)
 
 
 def _writable(ticket: Ticket) -> Ticket:

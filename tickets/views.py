@@ -126,14 +126,16 @@ class TicketViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, project_id, number):
+        ticket = self.ticket  # 404 before the body is judged
         changes = validated(UpdateTicketInput, request.data, project=self.project)
-        services.update_ticket(ticket=self.ticket, actor=request.user, changes=dict(changes))
+        services.update_ticket(ticket=ticket, actor=request.user, changes=dict(changes))
         return Response({"ok": True})
 
     @extend_schema(request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def move(self, request, project_id, number):
+        ticket = self.ticket
         data = validated(MoveTicketInput, request.data, project=self.project)
-        services.move_ticket(ticket=self.ticket, status=data["status"], actor=request.user)
+        services.move_ticket(ticket=ticket, status=data["status"], actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
@@ -156,15 +158,17 @@ class TicketViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=UserIdInput, responses={201: OK, **error_responses(401, 403, 404, 422)})
     def assign(self, request, project_id, number):
+        ticket = self.ticket
         user_id = validated(UserIdInput, request.data)["user_id"]
         user = project_selectors.member_user(project=self.project, user_id=user_id)
-        services.assign_user(ticket=self.ticket, user=user, actor=request.user)
+        services.assign_user(ticket=ticket, user=user, actor=request.user)
         return Response({"ok": True}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=UserIdInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def unassign(self, request, project_id, number):
+        ticket = self.ticket
         user_id = validated(UserIdInput, request.data)["user_id"]
-        services.unassign_user(ticket=self.ticket, user_id=user_id, actor=request.user)
+        services.unassign_user(ticket=ticket, user_id=user_id, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(responses={200: envelope("TicketHistory", history=ActivityOutput(many=True)),

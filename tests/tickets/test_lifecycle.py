@@ -167,3 +167,10 @@ class TestDelete:
         ticket = TicketFactory(project=project, created_by=former)
         assert client_for(former).post(ticket_url(ticket, "delete")).status_code == 404
         assert Ticket.objects.get(pk=ticket.pk).deleted_at is None
+
+
+def test_a_missing_ticket_is_404_even_with_a_bad_body(client_for, editor, project):
+    api = client_for(editor)
+    for action in ("update", "move", "assign", "unassign"):
+        response = api.post(f"/api/v1/projects/{project.id}/tickets/999/{action}", {"title": "", "status": "?"})
+        assert (response.status_code, response.json()) == (404, {"error": "ticket not found"})
