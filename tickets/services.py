@@ -50,16 +50,27 @@ def _writable(ticket: Ticket) -> Ticket:
     return ticket
 
 
-def _enter_status(ticket: Ticket, status: Status) -> None:
-    """Put the ticket at the end of `status`, keeping `done_at` (velocity) in step."""
+def _entering(ticket: Ticket, status: Status) -> dict:
+    """The field values that put the ticket at the end of `status`, with `done_at` (velocity) in step."""
     was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
-    ticket.status = status
-    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=status)
     is_done = status.category == StatusCategory.DONE
-    if is_done and not was_done:
-        ticket.done_at = timezone.now()
-    elif not is_done:
-        ticket.done_at = None
+    return {
+        "status": status,
+        "sort_order": next_sort_order(project_id=ticket.project_id, status=status),
+        "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
+    }
+
+
+def _apply(ticket: Ticket, actor: User, action: str, event: str, values: dict, **frame) -> Ticket:
+    """Write `values` to the locked ticket, record what changed and announce it to the board."""
+    before = history.snapshot(ticket, values)
+    for field, value in values.items():
+        setattr(ticket, field, value)
+    ticket.save(update_fields=[*values, "updated_at"])
+    history.record(ticket=ticket, actor=actor, action=action,
+                   changes=history.changes_between(before, history.snapshot(ticket, values)))
+    broadcast.ticket_event(event, ticket=ticket, actor=actor, **frame)
+    return ticket
 
 
 @transaction.atomic
@@ -74,7 +85,8 @@ def create_ticket(
         type=type, priority=priority, deadline=deadline, story_points=story_points,
         estimated_hours=estimated_hours, created_by=actor,
     )
-    _enter_status(ticket, status or first_status(project))
+    for field, value in _entering(ticket, status or first_status(project)).items():
+        setattr(ticket, field, value)
     ticket.save()
     ticket.tags.set(tags)
     ChecklistItem.objects.bulk_create(
@@ -120,25 +132,14 @@ def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
     from_status = ticket.status
     if from_status == status:
         return ticket
-    before = history.snapshot(ticket, ["status", "sort_order"])
-    _enter_status(ticket, status)
-    ticket.save(update_fields=["status", "sort_order", "done_at", "updated_at"])
-    history.record(ticket=ticket, actor=actor, action="moved",
-                   changes=history.changes_between(before, history.snapshot(ticket, ["status", "sort_order"])))
-    broadcast.ticket_event("ticket.moved", ticket=ticket, actor=actor, from_status=from_status.slug,
-                           to_status=status.slug)
-    return ticket
+    return _apply(ticket, actor, "moved", "ticket.moved", _entering(ticket, status),
+                  from_status=from_status.slug, to_status=status.slug)
 
 
 @transaction.atomic
 def archive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
     ticket = _writable(ticket)
-    ticket.archived_at = timezone.now()
-    ticket.save(update_fields=["archived_at", "updated_at"])
-    history.record(ticket=ticket, actor=actor, action="archived",
-                   changes={"archived_at": {"old": None, "new": history.as_json(ticket.archived_at)}})
-    broadcast.ticket_event("ticket.archived", ticket=ticket, actor=actor)
-    return ticket
+    return _apply(ticket, actor, "archived", "ticket.archived", {"archived_at": timezone.now()})
 
 
 @transaction.atomic
@@ -147,39 +148,23 @@ def unarchive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
     ticket = _locked(ticket)
     if ticket.archived_at is None:
         return ticket
-    before = history.snapshot(ticket, ["archived_at", "sort_order"])
-    ticket.archived_at = None
-    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=ticket.status)
-    ticket.save(update_fields=["archived_at", "sort_order", "updated_at"])
-    history.record(ticket=ticket, actor=actor, action="unarchived",
-                   changes=history.changes_between(before, history.snapshot(ticket, ["archived_at", "sort_order"])))
-    broadcast.ticket_event("ticket.unarchived", ticket=ticket, actor=actor)
-    return ticket
+    end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+    return _apply(ticket, actor, "unarchived", "ticket.unarchived", {"archived_at": None, "sort_order": end_of_column})
 
 
 @transaction.atomic
 def delete_ticket(*, ticket: Ticket, actor: User) -> None:
     """Soft delete: the row stays (staff can restore it) and its number is never reused."""
-    ticket = _locked(ticket)
-    ticket.deleted_at = timezone.now()
-    ticket.save(update_fields=["deleted_at", "updated_at"])
-    history.record(ticket=ticket, actor=actor, action="deleted",
-                   changes={"deleted_at": {"old": None, "new": history.as_json(ticket.deleted_at)}})
-    broadcast.ticket_event("ticket.deleted", ticket=ticket, actor=actor)
+    _apply(_locked(ticket), actor, "deleted", "ticket.deleted", {"deleted_at": timezone.now()})
 
 
 @transaction.atomic
 def restore_ticket(*, ticket: Ticket, actor: User) -> None:
-    """Undo a soft delete (staff, from the admin)."""
+    """Undo a soft delete (staff, from the admin): the ticket reappears at the end of its column."""
     ticket = _locked(ticket)
-    if ticket.deleted_at is None:
-        return
-    history.record(ticket=ticket, actor=actor, action="restored",
-                   changes={"deleted_at": {"old": history.as_json(ticket.deleted_at), "new": None}})
-    ticket.deleted_at = None
-    ticket.sort_order = next_sort_order(project_id=ticket.project_id, status=ticket.status)
-    ticket.save(update_fields=["deleted_at", "sort_order", "updated_at"])
-    broadcast.ticket_event("ticket.created", ticket=ticket, actor=actor)
+    if ticket.deleted_at is not None:
+        end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+        _apply(ticket, actor, "restored", "ticket.created", {"deleted_at": None, "sort_order": end_of_column})
 
 
 def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) -> Ticket:
