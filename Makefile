@@ -12,8 +12,9 @@ run: $(VENV)/.installed
 	$(BIN)/python manage.py bootstrap
 	DJANGO_DEBUG=$${DJANGO_DEBUG-1} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
-## make test: install the development requirements and run the whole suite
+## make test: install the development requirements, lint, and run the whole suite
 test: $(VENV)/.installed-dev
+	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(VENV)/bin/python:

@@ -74,3 +74,10 @@ def viewer(member_with):
 @pytest.fixture
 def outsider(db):
     return UserFactory()
+
+
+@pytest.fixture
+def staff(client, db):
+    """A browser logged in to the admin as a superuser."""
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client

@@ -1,17 +1,8 @@
 import re
 
-import pytest
-
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from tests.factories import ProjectFactory, UserFactory
-
-
-@pytest.fixture
-def staff(client, db):
-    admin = UserFactory(is_staff=True, is_superuser=True)
-    client.force_login(admin)
-    return client
 
 
 def test_generate_action_shows_each_token_once(staff, anonymous):

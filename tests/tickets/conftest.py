@@ -4,8 +4,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from tickets.broadcast import board_group
 from tests.factories import TicketFactory
+from tickets.broadcast import board_group
 
 
 @pytest.fixture

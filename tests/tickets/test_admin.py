@@ -1,15 +1,7 @@
-import pytest
 from django.utils import timezone
 
-from tests.factories import TicketFactory, UserFactory
+from tests.factories import TicketFactory
 from tickets.models import Activity, Ticket
-
-
-@pytest.fixture
-def staff(client, db):
-    admin = UserFactory(is_staff=True, is_superuser=True)
-    client.force_login(admin)
-    return client
 
 
 def test_search_by_ref_and_by_title(staff, project):

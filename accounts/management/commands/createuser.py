@@ -24,5 +24,5 @@ class Command(BaseCommand):
                 username=username, name=name, email=email, password=password, is_staff=staff, is_superuser=superuser
             )
         except ValidationError as error:
-            raise CommandError("; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in error.message_dict.items()))
+            raise CommandError("; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in error.message_dict.items())) from None
         self.stdout.write(str(user.pk))
