@@ -7,5 +7,5 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/api-access/", views.api_access, name="api-access"),
-    path("profile/api-access/<int:token_id>/revoke", views.revoke_api_token, name="api-access-revoke"),
+    path("profile/api-access/<id:token_id>/revoke", views.revoke_api_token, name="api-access-revoke"),
 ]

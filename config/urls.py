@@ -1,8 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api import views as api_errors
+from config.api.fields import ObjectIdConverter
+
+register_converter(ObjectIdConverter, "id")
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -2,6 +2,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.api.fields import ObjectIdField
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
@@ -25,7 +26,7 @@ class ProjectStatusField(serializers.SlugRelatedField):
 class ProjectTagsField(serializers.ListField):
     """Tag ids of the project in context; answers the Tag objects."""
 
-    child = serializers.IntegerField()
+    child = ObjectIdField()
 
     def to_internal_value(self, data):
         ids = list(dict.fromkeys(super().to_internal_value(data)))
@@ -85,12 +86,12 @@ class MoveTicketInput(serializers.Serializer):
 
 
 class UserIdInput(serializers.Serializer):
-    user_id = serializers.IntegerField()
+    user_id = ObjectIdField()
 
 
 class SortColumnInput(serializers.Serializer):
     status = ProjectStatusField()
-    ticket_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
+    ticket_ids = serializers.ListField(child=ObjectIdField(), allow_empty=True)
 
 
 class ArchivedFilterInput(serializers.Serializer):

@@ -2,8 +2,8 @@ from django.urls import path
 
 from .views import ProjectTicketsViewSet, TicketViewSet
 
-PROJECT = "projects/<int:project_id>"
-TICKET = f"{PROJECT}/tickets/<int:number>"
+PROJECT = "projects/<id:project_id>"
+TICKET = f"{PROJECT}/tickets/<id:number>"
 
 urlpatterns = [
     path(f"{PROJECT}/stats", ProjectTicketsViewSet.as_view({"get": "stats"}), name="project-stats"),

@@ -61,3 +61,14 @@ def test_pages_outside_the_api_keep_html_404(client, db):
     response = client.get("/no-such-page/")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_an_id_too_large_for_the_database_is_404_in_a_path(api, project):
+    response = api.post(f"/api/v1/projects/{10**30}/tags/{10**30}/delete")
+    assert (response.status_code, response.json()) == (404, {"error": "not found"})
+
+
+def test_an_id_too_large_for_the_database_is_422_in_a_body(api, project):
+    response = api.post(f"/api/v1/projects/{project.id}/tickets", {"title": "t", "tags": [2**70]})
+    assert response.status_code == 422
+    assert response.json()["error"] == "tags[0]: Ensure this value is less than or equal to 9223372036854775807."
