@@ -36,7 +36,8 @@ class Ticket(models.Model):
     number = models.PositiveIntegerField(editable=False)
     title = models.CharField(max_length=255)
     description = models.TextField(blank=True, max_length=100_000)
-    status = models.ForeignKey(Status, on_delete=models.PROTECT, related_name="tickets")
+    # RESTRICT: a column with tickets cannot be deleted alone, but goes with its whole project.
+    status = models.ForeignKey(Status, on_delete=models.RESTRICT, related_name="tickets")
     type = models.CharField(max_length=10, choices=TicketType, default=TicketType.FEATURE)
     priority = models.CharField(max_length=10, choices=Priority, null=True, blank=True)
     deadline = models.DateField(null=True, blank=True)

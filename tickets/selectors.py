@@ -5,6 +5,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
 
+from accounts.models import User
 from projects.models import Project, StatusCategory, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
@@ -21,11 +22,21 @@ def _count(model, **filters) -> Coalesce:
 
 
 def _ordered_tags() -> Prefetch:
-    return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"))
+    # to_attr: a plain list per ticket, without the queryset Django would build for each one.
+    return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"), to_attr="tag_list")
+
+
+def _assignees() -> Prefetch:
+    return Prefetch("assignees", queryset=User.objects.order_by("id"), to_attr="assignee_list")
+
+
+# Lists prefetch (not select_related) the project, status and creator: one shared object per
+# distinct row instead of a copy per ticket, which on a board of thousands is most of the work.
+SHARED_RELATIONS = ("project", "status")
 
 
 def _list_tickets() -> QuerySet[Ticket]:
-    return Ticket.objects.select_related("project", "status").prefetch_related(_ordered_tags())
+    return Ticket.objects.prefetch_related(*SHARED_RELATIONS, _ordered_tags())
 
 
 def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
@@ -37,8 +48,7 @@ def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
 
 def with_board_fields(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
     return (
-        tickets.select_related("project", "status", "created_by")
-        .prefetch_related(_ordered_tags(), "assignees")
+        tickets.prefetch_related(*SHARED_RELATIONS, "created_by", _ordered_tags(), _assignees())
         .annotate(
             reaction_count=_count(Comment, deleted_at__isnull=True),
             checklist_total=_count(ChecklistItem),
@@ -89,7 +99,7 @@ def ticket_detail(*, project: Project, number: int) -> Ticket:
         .select_related("project", "status", "created_by")
         .prefetch_related(
             _ordered_tags(),
-            "assignees",
+            _assignees(),
             Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
             Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
                 deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),

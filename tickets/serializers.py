@@ -1,3 +1,6 @@
+from datetime import timezone as dt_timezone
+
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -104,6 +107,8 @@ class TicketListFilterInput(serializers.Serializer):
 
 # ---- output -----------------------------------------------------------------------------
 
+TIMESTAMP_FORMAT = settings.REST_FRAMEWORK["DATETIME_FORMAT"]
+
 
 class TagRefOutput(serializers.ModelSerializer):
     class Meta:
@@ -120,20 +125,40 @@ class AssigneeOutput(UserRefOutput):
     avatar = serializers.CharField(allow_null=True)
 
 
+def timestamp(value) -> str | None:
+    return value.astimezone(dt_timezone.utc).strftime(TIMESTAMP_FORMAT) if value is not None else None
+
+
 class TicketListOutput(serializers.ModelSerializer):
+    """A ticket in lists.
+
+    Lists and boards render thousands of these and DRF's per-field machinery costs about ten
+    times a plain dict, so the hot shapes are built by hand in `to_representation`; the declared
+    fields document them (OpenAPI) and tests/tickets/test_output_shapes.py keeps both in step.
+    """
+
     project_ticket_number = serializers.IntegerField(source="number")
     prefix_ref = serializers.CharField()
     status = serializers.CharField(source="status.slug")
-    tags = TagRefOutput(many=True)
+    tags = TagRefOutput(many=True, source="tag_list")
 
     class Meta:
         model = Ticket
         fields = ["id", "project_ticket_number", "prefix_ref", "title", "status", "type", "priority", "deadline",
                   "tags", "created_at"]
 
+    def to_representation(self, ticket):
+        return {
+            "id": ticket.id, "project_ticket_number": ticket.number, "prefix_ref": ticket.prefix_ref,
+            "title": ticket.title, "status": ticket.status.slug, "type": ticket.type, "priority": ticket.priority,
+            "deadline": ticket.deadline.isoformat() if ticket.deadline else None,
+            "tags": [{"id": tag.id, "name": tag.name, "color": tag.color} for tag in ticket.tag_list],
+            "created_at": timestamp(ticket.created_at),
+        }
+
 
 class BoardTicketOutput(TicketListOutput):
-    assignees = AssigneeOutput(many=True)
+    assignees = AssigneeOutput(many=True, source="assignee_list")
     creator = UserRefOutput(source="created_by")
     reaction_count = serializers.IntegerField()
     checklist_total = serializers.IntegerField()
@@ -143,10 +168,24 @@ class BoardTicketOutput(TicketListOutput):
         fields = TicketListOutput.Meta.fields + [
             "assignees", "creator", "reaction_count", "checklist_total", "checklist_done"]
 
+    def to_representation(self, ticket):
+        return {
+            **super().to_representation(ticket),
+            "assignees": [{"id": user.id, "name": user.display_name, "avatar": user.avatar}
+                          for user in ticket.assignee_list],
+            "creator": {"id": ticket.created_by.id, "name": ticket.created_by.display_name},
+            "reaction_count": ticket.reaction_count,
+            "checklist_total": ticket.checklist_total,
+            "checklist_done": ticket.checklist_done,
+        }
+
 
 class UnarchivedTicketOutput(BoardTicketOutput):
     class Meta(BoardTicketOutput.Meta):
         fields = BoardTicketOutput.Meta.fields + ["archived_at"]
+
+    def to_representation(self, ticket):
+        return {**super().to_representation(ticket), "archived_at": timestamp(ticket.archived_at)}
 
 
 class CommentOutput(serializers.ModelSerializer):
@@ -193,10 +232,13 @@ class AttachmentOutput(serializers.ModelSerializer):
 
 
 class TicketDetailOutput(TicketListOutput):
+    # One ticket at a time: DRF renders every declared field, the list's included.
+    to_representation = serializers.ModelSerializer.to_representation
+
     estimated_hours = serializers.FloatField(allow_null=True)
     comments = CommentOutput(many=True, source="live_comments")
     checklist = ChecklistEntryOutput(many=True, source="checklist_items")
-    assignees = UserRefOutput(many=True)
+    assignees = UserRefOutput(many=True, source="assignee_list")
     creator = UserRefOutput(source="created_by")
     blockers = BlockerOutput(many=True, source="live_blockers")
     attachments = AttachmentOutput(many=True)

@@ -1,3 +1,5 @@
+import pytest
+from django.db.models import RestrictedError
 from django.utils import timezone
 
 from tests.factories import TicketFactory
@@ -39,3 +41,12 @@ def test_change_page_shows_history(staff, client_for, project, manager, ticket):
     client_for(manager).post(f"/api/v1/projects/{project.id}/tickets/{ticket.number}/move", {"status": "todo"})
     page = staff.get(f"/admin/tickets/ticket/{ticket.pk}/change/").content.decode()
     assert "moved" in page
+
+
+def test_a_project_with_tickets_can_be_deleted_but_not_a_column_in_use(staff, project):
+    ticket = TicketFactory(project=project)
+    with pytest.raises(RestrictedError):
+        ticket.status.delete()
+    response = staff.post(f"/admin/projects/project/{project.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Ticket.objects.filter(pk=ticket.pk).exists()

@@ -99,7 +99,8 @@ def test_a_no_op_update_records_and_sends_nothing(client_for, editor, rich_ticke
     ({"story_points": 5}, "story_points: Ensure this value is less than or equal to 3."),
     ({"story_points": "two"}, "story_points: A valid integer is required."),
     ({"estimated_hours": 1}, "estimated_hours: this project does not use hours estimation"),
-    ({"tags": [0]}, "tags: unknown tag ids for this project: [0]"),
+    ({"tags": [999999]}, "tags: unknown tag ids for this project: [999999]"),
+    ({"tags": [0]}, "tags[0]: Ensure this value is greater than or equal to 1."),
     ({"description": "x" * 100_001}, "description: Ensure this field has no more than 100000 characters."),
 ])
 def test_invalid_update_is_422_and_changes_nothing(client_for, editor, rich_ticket, body, error):

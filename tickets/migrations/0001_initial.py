@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
                 ('assignees', models.ManyToManyField(blank=True, related_name='assigned_tickets', to=settings.AUTH_USER_MODEL)),
                 ('created_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='created_tickets', to=settings.AUTH_USER_MODEL)),
                 ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tickets', to='projects.project')),
-                ('status', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tickets', to='projects.status')),
+                ('status', models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='tickets', to='projects.status')),
                 ('tags', models.ManyToManyField(blank=True, related_name='tickets', to='projects.tag')),
             ],
         ),
