@@ -1,3 +1,4 @@
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -7,11 +8,16 @@ django_asgi_app = get_asgi_application()  # set up Django before importing consu
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from accounts.websocket import websocket_auth_stack  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": URLRouter(websocket_urlpatterns),
+        "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# Everything loaded so far lives as long as the process: keep it out of the garbage collector's
+# full scans, which otherwise stall requests that build many objects (big boards).
+gc.freeze()

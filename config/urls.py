@@ -19,6 +19,7 @@ urlpatterns = [
     # Unknown API paths answer JSON 404 even with DEBUG on (Django's debug 404 page skips handler404).
     re_path(r"^api/", api_errors.not_found),
     path("admin/", admin.site.urls),
+    path("", include("tickets.page_urls")),
     path("", include("accounts.urls")),
 ]
 

@@ -93,6 +93,21 @@ def live_ticket(*, ticket_id: int) -> Ticket:
     return ticket
 
 
+def _live_blocker_links() -> QuerySet[Blocker]:
+    return Blocker.objects.filter(blocker__deleted_at__isnull=True).select_related("blocker__status").order_by(
+        "blocker__number")
+
+
+def ticket_blockers(*, ticket: Ticket) -> QuerySet[Blocker]:
+    """The Blocker entries of a ticket, as its detail lists them."""
+    return _live_blocker_links().filter(ticket=ticket)
+
+
+def _shown_attachments() -> QuerySet[Attachment]:
+    """Attachments minus those of deleted comments, which go with their comment."""
+    return Attachment.objects.filter(comment__deleted_at__isnull=True)
+
+
 def ticket_detail(*, project: Project, number: int) -> Ticket:
     tickets = (
         Ticket.objects.live().filter(project=project, number=number)
@@ -103,9 +118,8 @@ def ticket_detail(*, project: Project, number: int) -> Ticket:
             Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
             Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
                 deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),
-            Prefetch("blocked_by_links", to_attr="live_blockers", queryset=Blocker.objects.filter(
-                blocker__deleted_at__isnull=True).select_related("blocker__status").order_by("blocker__number")),
-            Prefetch("attachments", queryset=Attachment.objects.order_by("id")),
+            Prefetch("blocked_by_links", to_attr="live_blockers", queryset=_live_blocker_links()),
+            Prefetch("attachments", queryset=_shown_attachments().order_by("id")),
         )
     )
     ticket = tickets.first()
@@ -129,3 +143,29 @@ def column_ticket_ids(*, project: Project, status) -> list[int]:
 
 def ticket_history(*, ticket: Ticket) -> QuerySet[Activity]:
     return Activity.objects.filter(ticket=ticket).select_related("actor").order_by("-created_at", "-id")
+
+
+def live_comment(*, comment_id: int) -> Comment:
+    """A comment that is not deleted, on a ticket that is not deleted, with its ticket."""
+    comment = (Comment.objects.select_related("ticket")
+               .filter(pk=comment_id, deleted_at__isnull=True, ticket__deleted_at__isnull=True).first())
+    if comment is None:
+        raise NotFound("comment not found")
+    return comment
+
+
+def checklist_item(*, item_id: int) -> ChecklistItem:
+    """A checklist item of a ticket that is not deleted, with its ticket."""
+    item = ChecklistItem.objects.select_related("ticket").filter(pk=item_id, ticket__deleted_at__isnull=True).first()
+    if item is None:
+        raise NotFound("checklist item not found")
+    return item
+
+
+def live_attachment(*, attachment_id: int) -> Attachment:
+    """An attachment still shown on a ticket that is not deleted, with its ticket."""
+    attachment = (_shown_attachments().select_related("ticket")
+                  .filter(pk=attachment_id, ticket__deleted_at__isnull=True).first())
+    if attachment is None:
+        raise NotFound("attachment not found")
+    return attachment

@@ -9,6 +9,7 @@ from config.api.fields import ObjectIdField
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
+from .search import SEARCH_FIELDS
 
 # ---- input ------------------------------------------------------------------------------
 
@@ -103,6 +104,71 @@ class ArchivedFilterInput(serializers.Serializer):
 
 class TicketListFilterInput(serializers.Serializer):
     status = ProjectStatusField(required=False)
+
+
+class ProjectStatusesField(serializers.ListField):
+    """Status slugs of the project in context; answers their Status objects."""
+
+    child = serializers.CharField()
+
+    def to_internal_value(self, data):
+        slugs = set(super().to_internal_value(data))
+        statuses = list(Status.objects.filter(project=self.context["project"], slug__in=slugs))
+        unknown = slugs - {status.slug for status in statuses}
+        if unknown:
+            raise serializers.ValidationError(f"unknown status {', '.join(sorted(unknown))}")
+        return statuses
+
+
+class TicketSearchInput(serializers.Serializer):
+    q = serializers.CharField(max_length=200)
+    archived = serializers.IntegerField(min_value=0, max_value=1, default=0, help_text="1 includes archived tickets")
+
+    def get_fields(self):
+        # The interface names its repeated parameters with brackets, which no Python attribute can hold.
+        return {
+            **super().get_fields(),
+            "in[]": serializers.MultipleChoiceField(choices=SEARCH_FIELDS, required=False,
+                                                    help_text="Fields to search; all three when absent"),
+            "status[]": ProjectStatusesField(default=list, help_text="Status slugs; every status when absent"),
+        }
+
+    def validate(self, attrs):
+        # A query string has no empty list: no in[] at all reads as an empty one, and means every field.
+        return {**attrs, "in[]": attrs.get("in[]") or set(SEARCH_FIELDS)}
+
+
+class CommentInput(serializers.Serializer):
+    comment = serializers.CharField(max_length=20_000)
+
+
+class CommentEditInput(serializers.Serializer):
+    message = serializers.CharField(max_length=20_000)
+
+
+class ChecklistTextInput(serializers.Serializer):
+    text = serializers.CharField(max_length=500)
+
+
+class SortChecklistInput(serializers.Serializer):
+    item_ids = serializers.ListField(child=ObjectIdField(), allow_empty=True)
+
+
+class ProjectTicketField(ObjectIdField):
+    """The id of a live ticket of the project in context, turned into that Ticket."""
+
+    def run_validation(self, data=serializers.empty):
+        # After the id checks of ObjectIdField, which compare the number itself.
+        ticket_id = super().run_validation(data)
+        ticket = (Ticket.objects.live().select_related("project")
+                  .filter(project=self.context["project"], pk=ticket_id).first())
+        if ticket is None:
+            raise serializers.ValidationError("no such ticket in this project")
+        return ticket
+
+
+class AddBlockerInput(serializers.Serializer):
+    blocker_ticket_id = ProjectTicketField()
 
 
 # ---- output -----------------------------------------------------------------------------
@@ -247,6 +313,30 @@ class TicketDetailOutput(TicketListOutput):
         fields = TicketListOutput.Meta.fields + [
             "description", "story_points", "estimated_hours", "updated_at", "comments", "checklist", "assignees",
             "creator", "blockers", "attachments", "archived_at"]
+
+
+class SearchMatchOutput(serializers.Serializer):
+    field = serializers.ChoiceField(choices=["title", "description", "comment"])
+    text = serializers.CharField(help_text="The text around the hit; … marks where it was cut")
+    author = UserRefOutput(required=False, help_text="Comment hits only")
+
+
+class SearchResultOutput(TicketListOutput):
+    """A ticket found by search, with the hits that show why."""
+
+    # At most a hundred results: DRF renders every declared field.
+    to_representation = serializers.ModelSerializer.to_representation
+
+    archived = serializers.SerializerMethodField()
+    comment_count = serializers.IntegerField()
+    matches = SearchMatchOutput(many=True)
+
+    class Meta(TicketListOutput.Meta):
+        fields = ["id", "project_ticket_number", "prefix_ref", "title", "status", "type", "archived", "comment_count",
+                  "tags", "matches"]
+
+    def get_archived(self, ticket) -> bool:
+        return ticket.archived_at is not None
 
 
 class ArchivedTicketOutput(serializers.ModelSerializer):

@@ -1,7 +1,10 @@
 from functools import cached_property
 
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from config.api.inputs import validated
@@ -14,24 +17,44 @@ from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
 from .board import board_payload
-from .models import Ticket
+from .models import Attachment, ChecklistItem, Comment, Ticket
+from .search import SEARCH_LIMIT, search_tickets
 from .serializers import (
     ActivityOutput,
+    AddBlockerInput,
     ArchivedFilterInput,
     ArchivedTicketOutput,
+    AttachmentOutput,
+    BlockerOutput,
     BoardTicketOutput,
+    ChecklistItemOutput,
+    ChecklistTextInput,
+    CommentEditInput,
+    CommentInput,
     CreateTicketInput,
     MoveTicketInput,
+    SearchResultOutput,
+    SortChecklistInput,
     SortColumnInput,
     TicketDetailOutput,
     TicketListFilterInput,
     TicketListOutput,
+    TicketSearchInput,
     UnarchivedTicketOutput,
     UpdateTicketInput,
     UserIdInput,
 )
+from .uploads import MAX_FILE_SIZE, accepted_uploads, download_response
 
 OK = envelope("Ok", ok=True)
+
+UPLOAD_REQUEST = {"multipart/form-data": inline_serializer("AttachmentUpload", {
+    "files[]": serializers.ListField(child=serializers.FileField(), help_text=(
+        f"One or more files, at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES}, each at most "
+        f"{MAX_FILE_SIZE // (1024 * 1024)} MB, of an accepted type whose content agrees with the extension. "
+        "If one is refused, none is stored.")),
+})}
+ATTACHMENT_LIST = envelope("AttachmentList", ok=True, attachments=AttachmentOutput(many=True))
 
 BOARD_RESPONSE = inline_serializer("Board", {
     "project": inline_serializer("BoardProject", {
@@ -110,7 +133,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
 class TicketViewSet(ProjectScopedViewSet):
     """One ticket, reached by its per-project number."""
 
-    required_roles = {"retrieve": Role.VIEWER, "history": Role.VIEWER, "destroy": Role.VIEWER,
+    required_roles = {"retrieve": Role.VIEWER, "history": Role.VIEWER, "destroy": Role.VIEWER, "comment": Role.VIEWER,
                       "update": Role.EDITOR, "move": Role.EDITOR, "archive": Role.EDITOR,
                       "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER}
 
@@ -175,3 +198,184 @@ class TicketViewSet(ProjectScopedViewSet):
                               **error_responses(401, 404)})
     def history(self, request, project_id, number):
         return Response({"history": ActivityOutput(selectors.ticket_history(ticket=self.ticket), many=True).data})
+
+    @extend_schema(request=CommentInput, responses={
+        201: envelope("CommentCreated", ok=True, reaction_id=serializers.IntegerField()),
+        **error_responses(401, 404, 422)})
+    def comment(self, request, project_id, number):
+        ticket = self.ticket
+        message = validated(CommentInput, request.data)["comment"]
+        comment = services.add_comment(ticket=ticket, author=request.user, message=message)
+        return Response({"ok": True, "reaction_id": comment.pk}, status=status.HTTP_201_CREATED)
+
+
+class CommentViewSet(ProjectScopedViewSet):
+    """/reactions/{comment_id}/...: the comment is found first (404), then its project's membership decides."""
+
+    required_roles = {"update": Role.VIEWER, "destroy": Role.VIEWER, "attach": Role.VIEWER}
+
+    @cached_property
+    def comment(self) -> Comment:
+        return selectors.live_comment(comment_id=self.kwargs["comment_id"])
+
+    def get_project_id(self) -> int:
+        return self.comment.ticket.project_id
+
+    @extend_schema(request=CommentEditInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def update(self, request, comment_id):
+        if self.comment.author_id != request.user.pk:
+            raise PermissionDenied("only its author can edit a comment")
+        message = validated(CommentEditInput, request.data)["message"]
+        services.edit_comment(comment=self.comment, message=message, actor=request.user)
+        return Response({"ok": True})
+
+    @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def destroy(self, request, comment_id):
+        require_owner_or_role(membership=self.membership, owner_ids={self.comment.author_id}, role=Role.MANAGER)
+        services.delete_comment(comment=self.comment, actor=request.user)
+        return Response({"ok": True})
+
+    @extend_schema(description="Attach files to the comment (and its ticket): its author, or editor and up.",
+                   request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
+    def attach(self, request, comment_id):
+        require_owner_or_role(membership=self.membership, owner_ids={self.comment.author_id}, role=Role.EDITOR)
+        return _attached(request, ticket=self.comment.ticket, comment=self.comment)
+
+
+class TicketChecklistViewSet(TicketIdScopedViewSet):
+    """A ticket's checklist: add an item at the end, reorder them all."""
+
+    required_roles = {"create": Role.EDITOR, "sort": Role.EDITOR}
+
+    @extend_schema(request=ChecklistTextInput, responses={
+        201: envelope("ChecklistItemCreated", ok=True, item=ChecklistItemOutput()),
+        **error_responses(401, 403, 404, 422)})
+    def create(self, request, ticket_id):
+        text = validated(ChecklistTextInput, request.data)["text"]
+        item = services.add_checklist_item(ticket=self.ticket, text=text, actor=request.user)
+        return Response({"ok": True, "item": ChecklistItemOutput(item).data}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=SortChecklistInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def sort(self, request, ticket_id):
+        item_ids = validated(SortChecklistInput, request.data)["item_ids"]
+        services.sort_checklist(ticket=self.ticket, item_ids=item_ids, actor=request.user)
+        return Response({"ok": True})
+
+
+class ChecklistItemViewSet(ProjectScopedViewSet):
+    """/checklist/{item_id}/...: the item is found first (404), then its project's membership decides."""
+
+    required_roles = {"toggle": Role.EDITOR, "update": Role.EDITOR, "destroy": Role.EDITOR}
+
+    @cached_property
+    def item(self) -> ChecklistItem:
+        return selectors.checklist_item(item_id=self.kwargs["item_id"])
+
+    def get_project_id(self) -> int:
+        return self.item.ticket.project_id
+
+    @extend_schema(request=None, responses={
+        200: envelope("ChecklistItemToggled", ok=True, done=serializers.IntegerField(help_text="0 or 1")),
+        **error_responses(401, 403, 404, 422)})
+    def toggle(self, request, item_id):
+        item = services.toggle_checklist_item(item=self.item, actor=request.user)
+        return Response({"ok": True, "done": int(item.done)})
+
+    @extend_schema(request=ChecklistTextInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def update(self, request, item_id):
+        text = validated(ChecklistTextInput, request.data)["text"]
+        services.rename_checklist_item(item=self.item, text=text, actor=request.user)
+        return Response({"ok": True})
+
+    @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def destroy(self, request, item_id):
+        services.delete_checklist_item(item=self.item, actor=request.user)
+        return Response({"ok": True})
+
+
+BLOCKER_LIST = envelope("BlockerList", ok=True, blockers=BlockerOutput(many=True))
+
+
+class BlockerViewSet(TicketIdScopedViewSet):
+    """The tickets that block a ticket: same project, never itself, never in a cycle. Both answer the new list."""
+
+    required_roles = {"create": Role.EDITOR, "destroy": Role.EDITOR}
+
+    @extend_schema(request=AddBlockerInput, responses={201: BLOCKER_LIST, **error_responses(401, 403, 404, 422)})
+    def create(self, request, ticket_id):
+        blocker = validated(AddBlockerInput, request.data, project=self.project)["blocker_ticket_id"]
+        services.add_blocker(ticket=self.ticket, blocker=blocker, actor=request.user)
+        return Response(self._blockers(), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: BLOCKER_LIST, **error_responses(401, 403, 404, 422)})
+    def destroy(self, request, ticket_id, blocker_id):
+        services.remove_blocker(ticket=self.ticket, blocker_id=blocker_id, actor=request.user)
+        return Response(self._blockers())
+
+    def _blockers(self) -> dict:
+        return {"ok": True, "blockers": BlockerOutput(selectors.ticket_blockers(ticket=self.ticket), many=True).data}
+
+
+class TicketSearchViewSet(ProjectScopedViewSet):
+    """Case-insensitive search over the chosen fields; `42` or `APL-42` also finds ticket 42 (listed first),
+    then title hits come first, then the others, most recently updated first. Deleted tickets never appear."""
+
+    required_roles = {"search": Role.VIEWER}
+
+    @extend_schema(parameters=[TicketSearchInput], responses={
+        200: envelope("TicketSearchResults", tickets=SearchResultOutput(many=True),
+                      total=serializers.IntegerField(help_text="Every matching ticket, beyond the limit too"),
+                      limit=serializers.IntegerField(help_text=f"At most {SEARCH_LIMIT} tickets are returned")),
+        **error_responses(401, 404, 422)})
+    def search(self, request, project_id):
+        params = validated(TicketSearchInput, request.query_params, project=self.project)
+        tickets, total = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
+                                        statuses=params["status[]"], include_archived=params["archived"] == 1)
+        return Response({"tickets": SearchResultOutput(tickets, many=True).data, "total": total,
+                         "limit": SEARCH_LIMIT})
+
+
+def _attached(request, *, ticket: Ticket, comment: Comment | None = None) -> Response:
+    uploads = accepted_uploads(request)
+    attachments = services.attach_files(ticket=ticket, comment=comment, uploads=uploads, actor=request.user)
+    return Response({"ok": True, "attachments": AttachmentOutput(attachments, many=True).data})
+
+
+class TicketAttachmentViewSet(TicketIdScopedViewSet):
+    required_roles = {"create": Role.EDITOR}
+
+    @extend_schema(description="Attach files to the ticket: editor and up.",
+                   request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
+    def create(self, request, ticket_id):
+        return _attached(request, ticket=self.ticket)
+
+
+class AttachmentViewSet(ProjectScopedViewSet):
+    """/attachments/{attachment_id}: the attachment is found first (404), then its project's membership decides."""
+
+    required_roles = {"download": Role.VIEWER, "destroy": Role.VIEWER}
+
+    @cached_property
+    def attachment(self) -> Attachment:
+        return selectors.live_attachment(attachment_id=self.kwargs["attachment_id"])
+
+    def get_project_id(self) -> int:
+        return self.attachment.ticket.project_id
+
+    @extend_schema(
+        description="The file as uploaded, for any member. Raster images and PDF come `inline`, every other type "
+                    "as a download.",
+        responses={(200, "*/*"): OpenApiTypes.BINARY, **error_responses(401, 404)})
+    def download(self, request, attachment_id):
+        attachment = self.attachment
+        return download_response(file=attachment.file.storage.open(attachment.file.name),
+                                 name=attachment.original_name, mime_type=attachment.mime_type)
+
+    @extend_schema(description="Remove the attachment and its stored file: its uploader, the ticket's creator or "
+                               "a manager.", request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    def destroy(self, request, attachment_id):
+        attachment = self.attachment
+        require_owner_or_role(membership=self.membership, role=Role.MANAGER,
+                              owner_ids={attachment.uploaded_by_id, attachment.ticket.created_by_id})
+        services.delete_attachment(attachment=attachment, actor=request.user)
+        return Response({"ok": True})

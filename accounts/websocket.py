@@ -1,0 +1,88 @@
+"""Who opened a websocket: `scope["user"]` and `scope["api_token"]`, decided once, at the handshake;
+a handshake without a usable identity is refused here, before any consumer or channel exists.
+
+Two ways in, as over HTTP: `Authorization: Bearer <token>` for API clients, or the Django
+session of a logged-in browser. Browsers attach cookies to a websocket opened by any site,
+so the session counts only when the Origin header is this service's own origin (no
+cross-site websocket hijacking). A bearer token is never attached by a browser on its own,
+so it needs no Origin check.
+"""
+
+from channels.auth import get_user
+from channels.db import database_sync_to_async
+from channels.middleware import BaseMiddleware
+from channels.sessions import SessionMiddlewareStack
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.http.request import split_domain_port, validate_host
+
+from . import services
+from .authentication import BEARER, authenticate_token
+from .models import ApiToken, User
+
+
+class WebsocketAuthMiddleware(BaseMiddleware):
+    async def __call__(self, scope, receive, send):
+        user, token = await handshake_identity(scope)
+        if not user.is_authenticated:
+            return await refuse_handshake(receive, send)
+        return await super().__call__({**scope, "user": user, "api_token": token}, receive, send)
+
+
+def websocket_auth_stack(inner):
+    """Cookies and session first, as Channels' AuthMiddlewareStack, then our handshake rule."""
+    return SessionMiddlewareStack(WebsocketAuthMiddleware(inner))
+
+
+async def handshake_identity(scope) -> tuple[User | AnonymousUser, ApiToken | None]:
+    headers = handshake_headers(scope)
+    authorization = headers.get("authorization")
+    if authorization is not None:
+        # A bad token is refused outright, never retried as a session: as over HTTP.
+        token = await bearer_token(authorization)
+        return (token.user, token) if token is not None else (AnonymousUser(), None)
+    if is_own_origin(headers, scope):
+        return await get_user(scope), None
+    return AnonymousUser(), None
+
+
+async def refuse_handshake(receive, send) -> None:
+    await receive()  # websocket.connect
+    await send({"type": "websocket.close"})  # before accept: the server answers HTTP 403
+
+
+def handshake_headers(scope) -> dict[str, str]:
+    return {name.decode("latin1").lower(): value.decode("latin1") for name, value in scope.get("headers", [])}
+
+
+@database_sync_to_async
+def bearer_token(authorization: str) -> ApiToken | None:
+    match = BEARER.fullmatch(authorization.strip())
+    token = authenticate_token(match.group(1)) if match else None
+    if token is not None:
+        services.record_token_use(token=token)
+    return token
+
+
+def is_own_origin(headers: dict[str, str], scope) -> bool:
+    """The rule Django's CSRF check applies to an Origin header: scheme and Host of the request
+    (the Host being an allowed one), or one of CSRF_TRUSTED_ORIGINS. No Origin, no session."""
+    origin = headers.get("origin")
+    if origin is None:
+        return False
+    if origin in settings.CSRF_TRUSTED_ORIGINS:
+        return True
+    host = headers.get("host", "")
+    domain, _ = split_domain_port(host)
+    scheme = "https" if is_secure(headers, scope) else "http"
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS) and origin == f"{scheme}://{host}"
+
+
+def is_secure(headers: dict[str, str], scope) -> bool:
+    """As `HttpRequest.is_secure()`: TLS ends at the proxy, which says so in SECURE_PROXY_SSL_HEADER."""
+    if settings.SECURE_PROXY_SSL_HEADER:
+        meta_name, secure_value = settings.SECURE_PROXY_SSL_HEADER
+        forwarded = headers.get(meta_name.removeprefix("HTTP_").replace("_", "-").lower())
+        if forwarded is not None:
+            return forwarded.split(",")[0].strip() == secure_value
+    return scope.get("scheme") == "wss"

@@ -1,0 +1,75 @@
+import contextlib
+
+import pytest
+import pytest_asyncio
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import connections
+from django.test import Client
+
+from accounts.services import issue_token
+from config.asgi import application
+from tickets.broadcast import board_group
+
+# Async tests whose consumers and API calls, running in the database thread, must see the test's
+# data: it is committed, not held in the test's own transaction.
+ASYNC_DB_TESTS = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True),
+                  pytest.mark.usefixtures("async_db_connections")]
+
+SAME_ORIGIN = [(b"host", b"testserver"), (b"origin", b"http://testserver")]
+
+
+def board_path(project_id: int) -> str:
+    return f"/ws/v1/projects/{project_id}/board/"
+
+
+def bearer(plain: str) -> list[tuple[bytes, bytes]]:
+    return [(b"authorization", f"Bearer {plain}".encode())]
+
+
+def cookie(session_key: str) -> list[tuple[bytes, bytes]]:
+    return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={session_key}".encode())]
+
+
+@contextlib.asynccontextmanager
+async def board_socket(project_id: int, headers: list[tuple[bytes, bytes]]):
+    """The open websocket of a board viewer, or None when the handshake was refused."""
+    communicator = WebsocketCommunicator(application, board_path(project_id), headers=headers)
+    connected, _ = await communicator.connect()
+    try:
+        yield communicator if connected else None
+    finally:
+        await communicator.disconnect()
+
+
+async def is_accepted(project_id: int, headers: list[tuple[bytes, bytes]]) -> bool:
+    async with board_socket(project_id, headers) as socket:
+        return socket is not None
+
+
+async def send_to_board(project_id: int, frame: dict) -> None:
+    """What tickets.broadcast does after a commit."""
+    await get_channel_layer().group_send(board_group(project_id), {"type": "board.frame", "frame": frame})
+
+
+@pytest_asyncio.fixture
+async def async_db_connections():
+    """Close, at the end of an async test, the connections its consumers and API calls opened in the
+    database thread: PostgreSQL's persistent ones would otherwise keep the test database busy."""
+    yield
+    await database_sync_to_async(connections.close_all)()
+
+
+@database_sync_to_async
+def token_of(user) -> str:
+    return issue_token(user=user)[1]
+
+
+@database_sync_to_async
+def session_of(user) -> str:
+    """The session key of a browser logged in as `user`."""
+    browser = Client()
+    browser.force_login(user)
+    return browser.cookies[settings.SESSION_COOKIE_NAME].value

@@ -1,0 +1,73 @@
+"""A real browser on the live board: log in, open the board, move a ticket through the API, and
+watch its card change column without a reload."""
+
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.factories import PASSWORD
+
+from .servers import DaphneServer
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()), reason="needs chromium and chromedriver"),
+]
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A server of its own, black box: its own SQLite file, data made through commands and the API.
+    DEBUG serves the static files without collectstatic and lets the session cookie travel over http;
+    one process needs no Redis."""
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'browser.sqlite3'}", "DJANGO_DEBUG": "1", "REDIS_URL": ""}
+    with DaphneServer(env) as server:
+        server.manage("migrate", "--no-input")
+        yield server
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,900"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+
+
+def card_in(status: str, ref: str):
+    return By.XPATH, f'//section[@data-status="{status}"]//article[.//*[@data-field="ref" and text()="{ref}"]]'
+
+
+def test_a_move_through_the_api_moves_the_card_on_the_open_board(server, browser):
+    server.manage("createuser", "ada", "--name", "Ada Lovelace", "--password", PASSWORD)
+    token = server.manage("issuetoken", "ada")
+    project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, token)["project"]
+    ref = server.post(f"/api/v1/projects/{project['id']}/tickets", {"title": "Land softly"}, token)["ticket_ref"]
+
+    browser.get(f"{server.url}/accounts/login/?next=/projects/{project['id']}/board/")
+    browser.find_element(By.NAME, "username").send_keys("ada")
+    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait = WebDriverWait(browser, 10, poll_frequency=0.05)
+    wait.until(expected_conditions.presence_of_element_located(card_in("backlog", ref)))
+    wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, "[data-live-status]"), "Live"))
+
+    browser.execute_script("window.sameDocument = true")  # gone if the page reloads
+
+    number = ref.split("-")[1]
+    server.post(f"/api/v1/projects/{project['id']}/tickets/{number}/move", {"status": "done"}, token)
+
+    wait.until(expected_conditions.presence_of_element_located(card_in("done", ref)))
+    assert browser.find_elements(*card_in("backlog", ref)) == []
+    assert browser.execute_script("return window.sameDocument") is True

@@ -1,0 +1,58 @@
+"""Two server processes on one PostgreSQL database and one Redis: a move made through one of them
+reaches a board viewer connected to the other."""
+
+import asyncio
+import json
+import os
+from urllib.parse import quote
+
+import pytest
+from django.db import connection
+from websockets.asyncio.client import connect
+
+from accounts.services import issue_token
+from tests.factories import TicketFactory
+
+from .servers import DaphneServer
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.skipif(
+        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
+    ),
+    # The servers read what the test writes: it must be committed.
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def served_database_url() -> str:
+    """pytest-django's test database, not the one DATABASE_URL names."""
+    db = connection.settings_dict
+    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else "")
+    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+async def watch_move(viewer_socket_url: str, viewer_token: str, move) -> dict:
+    async with connect(viewer_socket_url, additional_headers={"Authorization": f"Bearer {viewer_token}"},
+                       open_timeout=10) as socket:
+        await asyncio.to_thread(move)
+        return json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
+
+
+def test_move_through_one_process_reaches_a_viewer_of_the_other(project, manager, viewer):
+    ticket = TicketFactory(project=project, title="Cross the processes")
+    manager_token, viewer_token = issue_token(user=manager)[1], issue_token(user=viewer)[1]
+    env = {"DATABASE_URL": served_database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
+
+    with DaphneServer(env) as server_a, DaphneServer(env) as server_b:
+        frame = asyncio.run(watch_move(
+            f"{server_b.ws_url}/ws/v1/projects/{project.id}/board/", viewer_token,
+            lambda: server_a.post(f"/api/v1/projects/{project.id}/tickets/{ticket.number}/move",
+                                  {"status": "done"}, manager_token),
+        ))
+
+    assert (frame["event"], frame["project_id"], frame["from_status"], frame["to_status"]) == (
+        "ticket.moved", project.id, "backlog", "done")
+    assert (frame["ticket"]["id"], frame["ticket"]["status"]) == (ticket.id, "done")

@@ -1,0 +1,82 @@
+"""The live board: one websocket per viewer, relaying the project's board frames (see broadcast.py)."""
+
+import time
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from accounts.models import ApiToken
+from projects.models import Membership
+
+from .broadcast import board_group
+
+# A viewer removed from the project, deactivated, or whose token was revoked, stops receiving frames
+# at most this long (plus one query) after the change: the board's audience is re-read, before relaying
+# a frame, once the last reading is this old.
+ACCESS_RECHECK_SECONDS = 5.0
+# Close code telling the page that reconnecting will not help.
+ACCESS_LOST = 4403
+
+
+@dataclass(frozen=True)
+class BoardAudience:
+    """Who may watch one board: the project's active members, and the usable tokens of its members."""
+
+    user_ids: frozenset[int]
+    token_ids: frozenset[int]
+    read_at: float
+
+    def admits(self, user, token: ApiToken | None) -> bool:
+        return user.pk in self.user_ids and (token is None or token.pk in self.token_ids)
+
+
+# The last audience read for each board, shared by the viewers this process holds: keeping it current
+# costs two queries per board and period whatever the number of viewers, not a query per viewer.
+audiences: dict[int, BoardAudience] = {}
+being_read: set[int] = set()
+
+
+@database_sync_to_async
+def read_audience(project_id: int) -> BoardAudience:
+    users = Membership.objects.filter(project_id=project_id, user__is_active=True).values_list("user_id", flat=True)
+    tokens = ApiToken.objects.usable().filter(user__memberships__project_id=project_id).values_list("pk", flat=True)
+    audiences[project_id] = BoardAudience(frozenset(users), frozenset(tokens), read_at=time.monotonic())
+    return audiences[project_id]
+
+
+async def current_audience(project_id: int) -> BoardAudience:
+    audience = audiences[project_id]
+    if time.monotonic() - audience.read_at >= ACCESS_RECHECK_SECONDS and project_id not in being_read:
+        # One viewer re-reads; the others go on with the previous reading until it is back.
+        being_read.add(project_id)
+        try:
+            audience = await read_audience(project_id)
+        finally:
+            being_read.discard(project_id)
+    return audience
+
+
+class BoardConsumer(AsyncJsonWebsocketConsumer):
+    """Behind accounts.websocket's middleware: `scope["user"]` is authenticated."""
+
+    async def connect(self):
+        self.project_id = self.scope["url_route"]["kwargs"]["project_id"]
+        self.user, self.token = self.scope["user"], self.scope["api_token"]
+        # Read afresh, never from the shared reading: a member added a moment ago is let in at once.
+        if not (await read_audience(self.project_id)).admits(self.user, self.token):
+            await self.close()  # before accept: the handshake is refused (HTTP 403)
+            return
+        self.groups.append(board_group(self.project_id))  # left again on disconnect
+        await self.channel_layer.group_add(board_group(self.project_id), self.channel_name)
+        self.allowed = True
+        await self.accept()
+
+    async def board_frame(self, message):
+        if not self.allowed:
+            return
+        if (await current_audience(self.project_id)).admits(self.user, self.token):
+            await self.send_json(message["frame"])
+        else:
+            self.allowed = False
+            await self.close(code=ACCESS_LOST)
