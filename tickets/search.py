@@ -14,7 +14,7 @@ from django.db.models.functions import RowNumber
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
-from .selectors import _count, _ordered_tags
+from .selectors import count_of, ordered_tags
 
 SEARCH_FIELDS = ["title", "description", "comments"]
 TEXT_FIELDS = ["title", "description"]
@@ -51,7 +51,7 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
             for field in TEXT_FIELDS if field in fields}
     rows = (Ticket.objects.filter(pk__in=[pk for pk, _ in ranked]).select_related("project", "status")
-            .prefetch_related(_ordered_tags()).annotate(comment_count=_count(Comment, deleted_at__isnull=True), **hits))
+            .prefetch_related(ordered_tags()).annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits))
     by_id = {ticket.pk: ticket for ticket in rows}
     page = [by_id[pk] for pk, _ in ranked]
     _add_matches(page, query, fields)

@@ -14,14 +14,14 @@ ARCHIVED_LIST_LIMIT = 100
 VELOCITY_WINDOW = timedelta(days=7)
 
 
-def _count(model, **filters) -> Coalesce:
+def count_of(model, **filters) -> Coalesce:
     """A per-ticket count as a subquery: several of them never multiply each other's rows."""
     rows = (model.objects.filter(ticket=OuterRef("pk"), **filters).order_by().values("ticket")
             .annotate(n=Count("pk")).values("n"))
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
-def _ordered_tags() -> Prefetch:
+def ordered_tags() -> Prefetch:
     # to_attr: a plain list per ticket, without the queryset Django would build for each one.
     return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"), to_attr="tag_list")
 
@@ -36,7 +36,7 @@ SHARED_RELATIONS = ("project", "status")
 
 
 def _list_tickets() -> QuerySet[Ticket]:
-    return Ticket.objects.prefetch_related(*SHARED_RELATIONS, _ordered_tags())
+    return Ticket.objects.prefetch_related(*SHARED_RELATIONS, ordered_tags())
 
 
 def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
@@ -48,11 +48,11 @@ def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
 
 def with_board_fields(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
     return (
-        tickets.prefetch_related(*SHARED_RELATIONS, "created_by", _ordered_tags(), _assignees())
+        tickets.prefetch_related(*SHARED_RELATIONS, "created_by", ordered_tags(), _assignees())
         .annotate(
-            reaction_count=_count(Comment, deleted_at__isnull=True),
-            checklist_total=_count(ChecklistItem),
-            checklist_done=_count(ChecklistItem, done=True),
+            reaction_count=count_of(Comment, deleted_at__isnull=True),
+            checklist_total=count_of(ChecklistItem),
+            checklist_done=count_of(ChecklistItem, done=True),
         )
     )
 
@@ -113,7 +113,7 @@ def ticket_detail(*, project: Project, number: int) -> Ticket:
         Ticket.objects.live().filter(project=project, number=number)
         .select_related("project", "status", "created_by")
         .prefetch_related(
-            _ordered_tags(),
+            ordered_tags(),
             _assignees(),
             Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
             Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
