@@ -3,7 +3,6 @@
 from collections import defaultdict
 from datetime import date
 from decimal import Decimal
-from functools import partial
 
 from django.db import transaction
 from django.db.models import F, Max
@@ -453,4 +452,5 @@ def delete_attachment(*, attachment: Attachment, actor: User) -> None:
     attachment.delete()
     _content_changed(ticket, actor, "attachment_deleted", {"attachments": {"old": [state], "new": None}},
                      on_board=False)
-    transaction.on_commit(partial(file.storage.delete, file.name), robust=True)
+    storage, name = file.storage, file.name
+    transaction.on_commit(lambda: storage.delete(name), robust=True)  # not a partial: see broadcast.ticket_event
