@@ -34,14 +34,16 @@ EXECUTABLE_SIGNATURES = (
     b"MZ",  # Windows (PE, DOS)
     b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe",  # macOS
 )
-# The start of a document a browser would render as HTML or XML (the tags of WHATWG MIME sniffing, SVG's
-# added), after a byte order mark and blanks: a doctype, comment or processing instruction, or a tag.
+# The start of a document a browser would render as HTML or XML (the tags of WHATWG MIME sniffing, plus
+# svg), after a byte order mark and blanks: a doctype, comment or processing instruction, or a tag.
 MARKUP = re.compile(
     rb"(?:\xef\xbb\xbf)?\s*<(?:[!?]|(?:html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|svg)"
     rb"(?:[\s/>]|\Z))", re.IGNORECASE)
 # Served to a browser, a stored file may not load anything, run scripts or reach the API's origin.
 # PDF is left out: browsers' PDF viewers refuse to open in a sandbox.
 SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+# What zipfile raises on a damaged, truncated, encrypted or unsupported archive.
+ZIP_ERRORS = (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
 
 
 class Refused(Exception):
@@ -79,48 +81,42 @@ def _signature(*extensions: str) -> Callable[[UploadedFile], None]:
     return check
 
 
-def _opened_zip(file: UploadedFile) -> zipfile.ZipFile:
-    """A ZIP file that starts as one: a program with a ZIP appended does not."""
-    _signature(".zip")(file)
-    try:
-        return zipfile.ZipFile(file)
-    except zipfile.BadZipFile:
-        raise Refused(MISMATCH) from None
+def _zip(inspect: Callable[[zipfile.ZipFile], bool]) -> Callable[[UploadedFile], None]:
+    """A ZIP file that starts as one (a program with a ZIP appended does not) and whose members pass `inspect`."""
 
+    def check(file: UploadedFile) -> None:
+        _signature(".zip")(file)
+        try:
+            with zipfile.ZipFile(file) as archive:
+                agrees = inspect(archive)
+        except ZIP_ERRORS:
+            agrees = False
+        if not agrees:
+            raise Refused(MISMATCH)
 
-def _zip(file: UploadedFile) -> None:
-    _opened_zip(file).close()
+    return check
 
 
 def _ooxml(folder: str) -> Callable[[UploadedFile], None]:
-    """Office Open XML (docx, xlsx, pptx): a ZIP with its content types and the application's folder."""
+    """Office Open XML (docx, xlsx, pptx): the content types and the application's folder."""
 
-    def check(file: UploadedFile) -> None:
-        with _opened_zip(file) as archive:
-            names = archive.namelist()
-        if "[Content_Types].xml" not in names or not any(name.startswith(folder) for name in names):
-            raise Refused(MISMATCH)
+    def inspect(archive: zipfile.ZipFile) -> bool:
+        names = archive.namelist()
+        return "[Content_Types].xml" in names and any(name.startswith(folder) for name in names)
 
-    return check
+    return _zip(inspect)
 
 
 def _odf(mime_type: str) -> Callable[[UploadedFile], None]:
-    """OpenDocument (odt, ods, odp): a ZIP whose `mimetype` member names the kind of document."""
+    """OpenDocument (odt, ods, odp): a `mimetype` member that names the kind of document."""
 
-    def check(file: UploadedFile) -> None:
-        with _opened_zip(file) as archive:
-            info = next((info for info in archive.infolist() if info.filename == "mimetype"), None)
-            # The format keeps `mimetype` uncompressed; anything else could inflate to gigabytes when read.
-            if info is None or info.compress_type != zipfile.ZIP_STORED or info.file_size != len(mime_type):
-                raise Refused(MISMATCH)
-            try:
-                content = archive.read(info)
-            except (zipfile.BadZipFile, RuntimeError):  # a wrong checksum, an encrypted member
-                raise Refused(MISMATCH) from None
-        if content != mime_type.encode():
-            raise Refused(MISMATCH)
+    def inspect(archive: zipfile.ZipFile) -> bool:
+        info = next((info for info in archive.infolist() if info.filename == "mimetype"), None)
+        # The format keeps `mimetype` uncompressed; a compressed member could inflate to gigabytes when read.
+        return (info is not None and info.compress_type == zipfile.ZIP_STORED and info.file_size == len(mime_type)
+                and archive.read(info) == mime_type.encode())
 
-    return check
+    return _zip(inspect)
 
 
 def _text(file: UploadedFile) -> str:
@@ -190,7 +186,7 @@ TYPES: dict[str, FileType] = {
     "txt": FileType("text/plain", _text),
     "md": FileType("text/markdown", _text),
     "json": FileType("application/json", _json),
-    "zip": FileType("application/zip", _zip),
+    "zip": FileType("application/zip", _zip(lambda archive: True)),
     "gz": GZIP,
     "tgz": GZIP,
     "tar": FileType("application/x-tar", _signature(".tar")),

@@ -25,6 +25,13 @@ def odt_with_compressed_mimetype() -> bytes:
     return buffer.getvalue()
 
 
+def odt_needing_a_later_zip_version() -> bytes:
+    content = bytearray(samples.odf("text"))
+    central_record = content.index(b"PK\x01\x02")
+    content[central_record + 6] = 99  # "version needed to extract": 9.9
+    return bytes(content)
+
+
 @pytest.mark.parametrize(("extension", "sample"), samples.ACCEPTED.items())
 def test_every_accepted_type_with_its_mime_type(extension, sample):
     content, mime_type = sample
@@ -55,6 +62,8 @@ def test_every_accepted_type_with_its_mime_type(extension, sample):
     ("report.docx", b"junk" + samples.DOCX, "content does not match its extension"),
     ("report.odt", samples.odf("spreadsheet"), "content does not match its extension"),
     ("report.odt", odt_with_compressed_mimetype(), "content does not match its extension"),
+    ("report.odt", samples.odf("text")[:-30], "content does not match its extension"),
+    ("report.odt", odt_needing_a_later_zip_version(), "content does not match its extension"),
     ("report.pdf", samples.GIF, "content does not match its extension"),
     ("archive.zip", b"PK\x03\x04 not really", "content does not match its extension"),
     ("archive.tgz", samples.PLAIN_ZIP, "content does not match its extension"),
