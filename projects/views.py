@@ -2,6 +2,7 @@ from functools import cached_property
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
@@ -34,13 +35,19 @@ class ProjectScopedViewSet(ViewSet):
 
     permission_classes = [IsAuthenticated, HasProjectRole]
     required_roles: dict[str, Role] = {}
+    # What a non-member is told: views reached through an object say what a missing object says,
+    # so nobody can tell an id of someone else's project exists.
+    not_found_message = "project not found"
 
     def get_project_id(self) -> int:
         return self.kwargs["project_id"]
 
     @cached_property
     def membership(self) -> Membership:
-        return selectors.membership_for(user=self.request.user, project_id=self.get_project_id())
+        try:
+            return selectors.membership_for(user=self.request.user, project_id=self.get_project_id())
+        except NotFound:
+            raise NotFound(self.not_found_message) from None
 
     @property
     def project(self):

@@ -74,6 +74,8 @@ class TicketIdScopedViewSet(ProjectScopedViewSet):
     """Views under /tickets/{ticket_id}/: the ticket is found first (404), then the caller's
     membership of its project decides, so a non-member cannot tell a ticket exists."""
 
+    not_found_message = "ticket not found"
+
     @cached_property
     def ticket(self) -> Ticket:
         return selectors.live_ticket(ticket_id=self.kwargs["ticket_id"])
@@ -212,6 +214,7 @@ class TicketViewSet(ProjectScopedViewSet):
 class CommentViewSet(ProjectScopedViewSet):
     """/reactions/{comment_id}/...: the comment is found first (404), then its project's membership decides."""
 
+    not_found_message = "comment not found"
     required_roles = {"update": Role.VIEWER, "destroy": Role.VIEWER, "attach": Role.VIEWER}
 
     @cached_property
@@ -265,6 +268,7 @@ class TicketChecklistViewSet(TicketIdScopedViewSet):
 class ChecklistItemViewSet(ProjectScopedViewSet):
     """/checklist/{item_id}/...: the item is found first (404), then its project's membership decides."""
 
+    not_found_message = "checklist item not found"
     required_roles = {"toggle": Role.EDITOR, "update": Role.EDITOR, "destroy": Role.EDITOR}
 
     @cached_property
@@ -353,7 +357,12 @@ class TicketAttachmentViewSet(TicketIdScopedViewSet):
 class AttachmentViewSet(ProjectScopedViewSet):
     """/attachments/{attachment_id}: the attachment is found first (404), then its project's membership decides."""
 
+    not_found_message = "attachment not found"
     required_roles = {"download": Role.VIEWER, "destroy": Role.VIEWER}
+
+    def perform_content_negotiation(self, request, force=False):
+        # A download serves any client, whatever its Accept header; an error is still JSON.
+        return super().perform_content_negotiation(request, force=True)
 
     @cached_property
     def attachment(self) -> Attachment:
