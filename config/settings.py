@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "accounts",
+    "attachments",
     "projects",
     "tickets",
     "timetracking",
@@ -179,7 +180,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exceptions.api_exception_handler",
-    "DATETIME_FORMAT": "%Y-%m-%d %H:%M:%S",
+    "DATETIME_FORMAT": "%Y-%m-%d %H:%M:%S",  # core.time.TIMESTAMP_FORMAT; DRF renders in TIME_ZONE, UTC
     "DATE_FORMAT": "%Y-%m-%d",
     "DATE_INPUT_FORMATS": ["%Y-%m-%d"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

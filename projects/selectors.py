@@ -1,9 +1,9 @@
 from django.db.models import QuerySet, Value
 from django.db.models.functions import Coalesce, Lower, NullIf
-from rest_framework.exceptions import NotFound
+from django.http import Http404
 
 from accounts.models import User
-from config.api.exceptions import RuleViolation
+from core.errors import RuleViolation
 
 from .models import Membership, Project, Status, Tag
 
@@ -12,7 +12,7 @@ def membership_for(*, user: User, project_id: int) -> Membership:
     """The caller's membership with its project; a missing project and a non-member look the same."""
     membership = Membership.objects.select_related("project").filter(user=user, project_id=project_id).first()
     if membership is None:
-        raise NotFound("project not found")
+        raise Http404("project not found")
     return membership
 
 
@@ -39,7 +39,7 @@ def project_tags(*, project: Project) -> QuerySet[Tag]:
 def tag_in_project(*, project: Project, tag_id: int) -> Tag:
     tag = project_tags(project=project).filter(pk=tag_id).first()
     if tag is None:
-        raise NotFound("tag not found")
+        raise Http404("tag not found")
     return tag
 
 

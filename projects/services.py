@@ -4,7 +4,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from accounts.models import User
-from config.api.exceptions import RuleViolation
+from core.errors import RuleViolation
 
 from .models import EstimationMode, Membership, Project, Status, StatusCategory, Tag
 from .roles import Role

@@ -1,8 +1,9 @@
 from functools import cached_property
+from operator import attrgetter
 
+from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
@@ -12,7 +13,7 @@ from config.api.schema import envelope, error_responses
 
 from . import selectors, services
 from .models import Membership
-from .permissions import HasProjectRole
+from .permissions import HasProjectRole, Rule
 from .roles import Role
 from .serializers import (
     CreateProjectInput,
@@ -26,28 +27,39 @@ from .serializers import (
 
 
 class ProjectScopedViewSet(ViewSet):
-    """Base of every view that works inside one project.
+    """Base of every view that works inside one project, and of those whose URL names an object of one.
 
-    The caller's membership is resolved once per request from `get_project_id()`;
-    subclasses reaching a project through a ticket, a comment or an entry override it.
-    `required_roles` names the least role per action.
+    Before any handler runs (in DRF's `initial`, through HasProjectRole), the request is resolved in
+    this order: the token (401); the object the URL names and the caller's membership of its project
+    (404 for either, worded alike so nobody can tell that an id of someone else's project exists);
+    the view's role table (403). The handler then only validates its body (422) and calls a service.
+
+    A view declares how: `find_object()` for the object its URL names, and `project_of` when the
+    project is reached through that object rather than `{project_id}` in the URL.
     """
 
     permission_classes = [IsAuthenticated, HasProjectRole]
-    required_roles: dict[str, Role] = {}
-    # What a non-member is told: views reached through an object say what a missing object says,
-    # so nobody can tell an id of someone else's project exists.
+    required_roles: dict[str, Rule] = {}
+    # How the project is reached from the object, for URLs without {project_id} (e.g. "ticket.project_id").
+    project_of: str | None = None
     not_found_message = "project not found"
 
-    def get_project_id(self) -> int:
-        return self.kwargs["project_id"]
+    def find_object(self):
+        """The object the URL names (raising Http404 when there is none), or None for project-wide routes."""
+        return None
+
+    @cached_property
+    def object(self):
+        return self.find_object()
 
     @cached_property
     def membership(self) -> Membership:
+        project_id = (attrgetter(self.project_of)(self.object) if self.project_of is not None
+                      else self.kwargs["project_id"])
         try:
-            return selectors.membership_for(user=self.request.user, project_id=self.get_project_id())
-        except NotFound:
-            raise NotFound(self.not_found_message) from None
+            return selectors.membership_for(user=self.request.user, project_id=project_id)
+        except Http404:
+            raise Http404(self.not_found_message) from None
 
     @property
     def project(self):
@@ -88,6 +100,11 @@ class ProjectViewSet(ProjectScopedViewSet):
 class TagViewSet(ProjectScopedViewSet):
     required_roles = {"list": Role.VIEWER, "create": Role.MANAGER, "destroy": Role.MANAGER}
 
+    def find_object(self):
+        if "tag_id" not in self.kwargs:
+            return None  # the project's tag list
+        return selectors.tag_in_project(project=self.project, tag_id=self.kwargs["tag_id"])
+
     @extend_schema(responses={200: envelope("TagList", tags=TagOutput(many=True)), **error_responses(401, 404)})
     def list(self, request, project_id):
         return Response({"tags": TagOutput(selectors.project_tags(project=self.project), many=True).data})
@@ -101,6 +118,5 @@ class TagViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, tag_id):
-        tag = selectors.tag_in_project(project=self.project, tag_id=tag_id)
-        services.delete_tag(tag=tag, actor=request.user)
+        services.delete_tag(tag=self.object, actor=request.user)
         return Response({"ok": True})

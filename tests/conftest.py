@@ -1,4 +1,8 @@
+import asyncio
+
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from rest_framework.test import APIClient
 
 from accounts.services import issue_token
@@ -81,3 +85,29 @@ def staff(client, db):
     """A browser logged in to the admin as a superuser."""
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     return client
+
+
+class GroupListener:
+    """A channel in a channel-layer group, as a websocket consumer in that group would be."""
+
+    def __init__(self, group: str):
+        self.layer = get_channel_layer()
+        self.group = group
+        self.channel = async_to_sync(self.layer.new_channel)()
+        async_to_sync(self.layer.group_add)(self.group, self.channel)
+
+    def messages(self) -> list[dict]:
+        """Every message received so far (waiting briefly for the last ones)."""
+
+        async def drain():
+            received = []
+            while True:
+                try:
+                    received.append(await asyncio.wait_for(self.layer.receive(self.channel), timeout=0.2))
+                except asyncio.TimeoutError:
+                    return received
+
+        return async_to_sync(drain)()
+
+    def close(self):
+        async_to_sync(self.layer.group_discard)(self.group, self.channel)

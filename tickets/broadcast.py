@@ -1,9 +1,11 @@
-"""Real-time board frames, sent to the project's channel group once the write has committed.
+"""Real-time board frames: built by the writing service inside its transaction, published once it commits.
 
-Services call `ticket_event` / `column_sorted` inside their transaction; the frame is built
-and sent only after commit (and never for a rolled-back write), from the board's own
-selector and serializer so it matches GET /board exactly.
+A frame carries the ticket in the board's own shape as the write leaves it, and a `seq` taken in
+the same transaction: numbers follow commit order without gaps, and a rolled-back write takes none
+and sends nothing. Nothing is read again after commit.
 """
+
+from collections.abc import Sequence
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -11,6 +13,7 @@ from django.db import transaction
 from django.db.models import F
 
 from accounts.models import User
+from core.events import Event
 from projects.models import Project
 
 from . import selectors
@@ -22,34 +25,41 @@ def board_group(project_id: int) -> str:
     return f"project-{project_id}-board"
 
 
-def ticket_event(event: str, *, ticket: Ticket, actor: User, **extra) -> None:
-    project_id, ticket_id, actor_ref = ticket.project_id, ticket.pk, _actor(actor)
-    # A function, not a partial: Django names the callback (__qualname__) when logging its failure.
-    transaction.on_commit(lambda: _send_ticket_frame(event, project_id, ticket_id, actor_ref, extra), robust=True)
+def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **extra) -> None:
+    """One frame per ticket (all of one project), each in its board shape as of now."""
+    if not tickets:
+        return
+    shapes = {shape["id"]: shape for shape in BoardTicketOutput(
+        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets]), many=True).data}
+    frames = [{"event": event, "ticket": shapes[ticket.pk], **extra} for ticket in tickets]
+    announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
 
 
-def column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:
-    frame = {"event": "column.sorted", "status": status_slug, "ticket_ids": ticket_ids}
-    project_id, actor_ref = project.pk, _actor(actor)
-    transaction.on_commit(lambda: _send(project_id, frame, actor_ref), robust=True)
+def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:
+    announce(project_id=project.pk, actor=actor,
+             frames=[{"event": Event.COLUMN_SORTED, "status": status_slug, "ticket_ids": ticket_ids}])
 
 
-def _actor(user: User) -> dict:
-    return {"id": user.pk, "name": user.display_name}
+def announce(*, project_id: int, frames: list[dict], actor: User) -> None:
+    """Number the frames and publish them, in one message, once the current transaction commits."""
+    first = reserve_seq(project_id=project_id, count=len(frames))
+    actor_ref = {"id": actor.pk, "name": actor.display_name}
+    frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": first + offset}
+              for offset, frame in enumerate(frames)]
+    # A function, not a partial: Django names the callback (__qualname__) when it logs its failure.
+    transaction.on_commit(lambda: publish(project_id, frames), robust=True)
 
 
-def _send_ticket_frame(event: str, project_id: int, ticket_id: int, actor: dict, extra: dict) -> None:
-    ticket = BoardTicketOutput(selectors.board_ticket(ticket_id=ticket_id)).data
-    _send(project_id, {"event": event, "ticket": ticket, **extra}, actor)
+def reserve_seq(*, project_id: int, count: int) -> int:
+    """The first of `count` consecutive frame numbers of the project.
+
+    The UPDATE holds the project row until the write commits, so concurrent writers number their
+    frames in the order they commit; it is the last lock a write takes, after its ticket rows.
+    """
+    assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
+    Project.objects.filter(pk=project_id).update(board_seq=F("board_seq") + count)
+    return Project.objects.values_list("board_seq", flat=True).get(pk=project_id) - count + 1
 
 
-def _send(project_id: int, frame: dict, actor: dict) -> None:
-    frame = {**frame, "project_id": project_id, "actor": actor, "seq": _next_seq(project_id)}
-    async_to_sync(get_channel_layer().group_send)(board_group(project_id), {"type": "board.frame", "frame": frame})
-
-
-@transaction.atomic
-def _next_seq(project_id: int) -> int:
-    # The UPDATE holds the row lock until commit, so each frame reads back its own number.
-    Project.objects.filter(pk=project_id).update(board_seq=F("board_seq") + 1)
-    return Project.objects.values_list("board_seq", flat=True).get(pk=project_id)
+def publish(project_id: int, frames: list[dict]) -> None:
+    async_to_sync(get_channel_layer().group_send)(board_group(project_id), {"type": "board.frames", "frames": frames})

@@ -72,11 +72,12 @@ class BoardConsumer(AsyncJsonWebsocketConsumer):
         self.allowed = True
         await self.accept()
 
-    async def board_frame(self, message):
+    async def board_frames(self, message):
         if not self.allowed:
             return
         if (await current_audience(self.project_id)).admits(self.user, self.token):
-            await self.send_json(message["frame"])
+            for frame in message["frames"]:
+                await self.send_json(frame)
         else:
             self.allowed = False
             await self.close(code=ACCESS_LOST)

@@ -1,9 +1,11 @@
 """The activity log of tickets: one entry per write, recorded inside the write's transaction."""
 
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
 from accounts.models import User
+from core.events import Action
+from core.time import timestamp
 from projects.models import Status
 
 from .models import Activity, Ticket
@@ -13,7 +15,9 @@ TRACKED_FIELDS = ["title", "description", "type", "priority", "deadline", "story
 
 
 def as_json(value):
-    if isinstance(value, date):  # datetimes too
+    if isinstance(value, datetime):
+        return timestamp(value)
+    if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Decimal):
         return float(value)
@@ -30,12 +34,12 @@ def changes_between(before: dict, after: dict) -> dict:
     return {field: {"old": before[field], "new": after[field]} for field in after if before.get(field) != after[field]}
 
 
-def entry(*, ticket: Ticket, actor: User | None, action: str, changes: dict | None = None) -> Activity:
+def entry(*, ticket: Ticket, actor: User | None, action: Action, changes: dict | None = None) -> Activity:
     """An unsaved entry, for writes that touch many tickets at once (bulk_create them)."""
     return Activity(ticket=ticket, actor=actor, action=action, changes=changes or {})
 
 
-def record(*, ticket: Ticket, actor: User | None, action: str, changes: dict | None = None) -> Activity:
+def record(*, ticket: Ticket, actor: User | None, action: Action, changes: dict | None = None) -> Activity:
     activity = entry(ticket=ticket, actor=actor, action=action, changes=changes)
     activity.save()
     return activity

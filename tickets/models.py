@@ -1,10 +1,8 @@
-import uuid
-from pathlib import PurePath
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from attachments.models import StoredFile
 from projects.models import Project, Status, Tag
 
 
@@ -123,23 +121,9 @@ class Blocker(models.Model):
         ]
 
 
-def attachment_path(instance, filename: str) -> str:
-    """A generated name: the uploaded name is kept for display only, never as a path."""
-    return f"attachments/{uuid.uuid4().hex}{PurePath(filename).suffix.lower()[:10]}"
-
-
-class Attachment(models.Model):
+class Attachment(StoredFile):
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="attachments")
     comment = models.ForeignKey(Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="attachments")
-    file = models.FileField(upload_to=attachment_path, max_length=200)
-    original_name = models.CharField(max_length=255)
-    filesize = models.PositiveBigIntegerField()
-    mime_type = models.CharField(max_length=100)
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.original_name
 
 
 class Activity(models.Model):

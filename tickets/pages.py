@@ -3,19 +3,10 @@
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
-from rest_framework.exceptions import NotFound
 
 from projects import selectors as project_selectors
-from projects.models import Membership
 
 from .board import board_payload
-
-
-def page_membership(request, project_id: int) -> Membership:
-    try:
-        return project_selectors.membership_for(user=request.user, project_id=project_id)
-    except NotFound as error:
-        raise Http404(error.detail) from error
 
 
 @login_required
@@ -26,7 +17,7 @@ def project_list(request):
 
 @login_required
 def board(request, project_id: int):
-    membership = page_membership(request, project_id)
+    membership = project_selectors.membership_for(user=request.user, project_id=project_id)
     return render(request, "tickets/board.html", {
         "project": membership.project,
         "role": membership.role,
@@ -35,7 +26,13 @@ def board(request, project_id: int):
     })
 
 
-@login_required
 def board_data(request, project_id: int):
-    """GET /api/v1/projects/{id}/board for the page's own session: what it reloads after missing frames."""
-    return JsonResponse(board_payload(membership=page_membership(request, project_id)))
+    """GET /api/v1/projects/{id}/board for the page's own session: what it reloads after missing frames.
+    JSON whatever happens, like the API: 401 without a session, 404 for a non-member."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": "log in first"}, status=401)
+    try:
+        membership = project_selectors.membership_for(user=request.user, project_id=project_id)
+    except Http404 as error:
+        return JsonResponse({"error": str(error)}, status=404)
+    return JsonResponse(board_payload(membership=membership))

@@ -1,9 +1,9 @@
 from datetime import timedelta
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, prefetch_related_objects
 from django.db.models.functions import Coalesce
+from django.http import Http404
 from django.utils import timezone
-from rest_framework.exceptions import NotFound
 
 from accounts.models import User
 from projects.models import Project, StatusCategory, Tag
@@ -61,9 +61,13 @@ def board_tickets(*, project: Project) -> QuerySet[Ticket]:
     return with_board_fields(Ticket.objects.active().filter(project=project)).order_by("sort_order", "id")
 
 
+def board_tickets_by_id(*, ticket_ids: list[int]) -> QuerySet[Ticket]:
+    """Tickets in their board shape whatever their state (a frame may announce a deletion)."""
+    return with_board_fields(Ticket.objects.filter(pk__in=ticket_ids))
+
+
 def board_ticket(*, ticket_id: int) -> Ticket:
-    """One ticket in its board shape, whatever its state (a broadcast may announce a deletion)."""
-    return with_board_fields(Ticket.objects.filter(pk=ticket_id)).get()
+    return board_tickets_by_id(ticket_ids=[ticket_id]).get()
 
 
 def velocity(*, project: Project) -> int:
@@ -79,9 +83,10 @@ def open_ticket_count(*, project: Project) -> int:
 
 def ticket_in_project(*, project: Project, number: int) -> Ticket:
     """A live (not deleted) ticket of the project by its number; archived ones included."""
-    ticket = Ticket.objects.live().select_related("project", "status").filter(project=project, number=number).first()
+    ticket = (Ticket.objects.live().select_related("project", "status", "created_by")
+              .filter(project=project, number=number).first())
     if ticket is None:
-        raise NotFound("ticket not found")
+        raise Http404("ticket not found")
     return ticket
 
 
@@ -89,7 +94,7 @@ def live_ticket(*, ticket_id: int) -> Ticket:
     """A live ticket by its global id, for views that reach the project through it."""
     ticket = Ticket.objects.live().select_related("project", "status").filter(pk=ticket_id).first()
     if ticket is None:
-        raise NotFound("ticket not found")
+        raise Http404("ticket not found")
     return ticket
 
 
@@ -108,23 +113,18 @@ def _shown_attachments() -> QuerySet[Attachment]:
     return Attachment.objects.filter(comment__deleted_at__isnull=True)
 
 
-def ticket_detail(*, project: Project, number: int) -> Ticket:
-    tickets = (
-        Ticket.objects.live().filter(project=project, number=number)
-        .select_related("project", "status", "created_by")
-        .prefetch_related(
-            ordered_tags(),
-            _assignees(),
-            Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
-            Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
-                deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),
-            Prefetch("blocked_by_links", to_attr="live_blockers", queryset=_live_blocker_links()),
-            Prefetch("attachments", queryset=_shown_attachments().order_by("id")),
-        )
+def ticket_detail(*, ticket: Ticket) -> Ticket:
+    """The parts ticket detail shows, loaded onto a ticket found by ticket_in_project."""
+    prefetch_related_objects(
+        [ticket],
+        ordered_tags(),
+        _assignees(),
+        Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
+        Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
+            deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),
+        Prefetch("blocked_by_links", to_attr="live_blockers", queryset=_live_blocker_links()),
+        Prefetch("attachments", queryset=_shown_attachments().order_by("id")),
     )
-    ticket = tickets.first()
-    if ticket is None:
-        raise NotFound("ticket not found")
     return ticket
 
 
@@ -150,7 +150,7 @@ def live_comment(*, comment_id: int) -> Comment:
     comment = (Comment.objects.select_related("ticket")
                .filter(pk=comment_id, deleted_at__isnull=True, ticket__deleted_at__isnull=True).first())
     if comment is None:
-        raise NotFound("comment not found")
+        raise Http404("comment not found")
     return comment
 
 
@@ -158,7 +158,7 @@ def checklist_item(*, item_id: int) -> ChecklistItem:
     """A checklist item of a ticket that is not deleted, with its ticket."""
     item = ChecklistItem.objects.select_related("ticket").filter(pk=item_id, ticket__deleted_at__isnull=True).first()
     if item is None:
-        raise NotFound("checklist item not found")
+        raise Http404("checklist item not found")
     return item
 
 
@@ -167,5 +167,5 @@ def live_attachment(*, attachment_id: int) -> Attachment:
     attachment = (_shown_attachments().select_related("ticket")
                   .filter(pk=attachment_id, ticket__deleted_at__isnull=True).first())
     if attachment is None:
-        raise NotFound("attachment not found")
+        raise Http404("attachment not found")
     return attachment

@@ -1,11 +1,9 @@
-from datetime import timezone as dt_timezone
-
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.fields import ObjectIdField
+from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
@@ -173,9 +171,6 @@ class AddBlockerInput(serializers.Serializer):
 
 # ---- output -----------------------------------------------------------------------------
 
-TIMESTAMP_FORMAT = settings.REST_FRAMEWORK["DATETIME_FORMAT"]
-
-
 class TagRefOutput(serializers.ModelSerializer):
     class Meta:
         model = Tag
@@ -189,10 +184,6 @@ class UserRefOutput(serializers.Serializer):
 
 class AssigneeOutput(UserRefOutput):
     avatar = serializers.CharField(allow_null=True)
-
-
-def timestamp(value) -> str | None:
-    return value.astimezone(dt_timezone.utc).strftime(TIMESTAMP_FORMAT) if value is not None else None
 
 
 class TicketListOutput(serializers.ModelSerializer):

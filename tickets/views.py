@@ -1,16 +1,15 @@
-from functools import cached_property
-
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from attachments.files import download_response
+from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
 from projects import selectors as project_selectors
-from projects.permissions import require_owner_or_role
+from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.serializers import MemberOutput, TagOutput
 from projects.views import ProjectScopedViewSet
@@ -44,7 +43,6 @@ from .serializers import (
     UpdateTicketInput,
     UserIdInput,
 )
-from .uploads import MAX_FILE_SIZE, accepted_uploads, download_response
 
 OK = envelope("Ok", ok=True)
 
@@ -71,17 +69,17 @@ BOARD_RESPONSE = inline_serializer("Board", {
 
 
 class TicketIdScopedViewSet(ProjectScopedViewSet):
-    """Views under /tickets/{ticket_id}/: the ticket is found first (404), then the caller's
-    membership of its project decides, so a non-member cannot tell a ticket exists."""
+    """Views under /tickets/{ticket_id}/: the ticket, then its project's membership."""
 
+    project_of = "project_id"
     not_found_message = "ticket not found"
 
-    @cached_property
-    def ticket(self) -> Ticket:
+    def find_object(self) -> Ticket:
         return selectors.live_ticket(ticket_id=self.kwargs["ticket_id"])
 
-    def get_project_id(self) -> int:
-        return self.ticket.project_id
+    @property
+    def ticket(self) -> Ticket:
+        return self.object
 
 
 class ProjectTicketsViewSet(ProjectScopedViewSet):
@@ -135,32 +133,33 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
 class TicketViewSet(ProjectScopedViewSet):
     """One ticket, reached by its per-project number."""
 
-    required_roles = {"retrieve": Role.VIEWER, "history": Role.VIEWER, "destroy": Role.VIEWER, "comment": Role.VIEWER,
+    required_roles = {"retrieve": Role.VIEWER, "history": Role.VIEWER, "comment": Role.VIEWER,
                       "update": Role.EDITOR, "move": Role.EDITOR, "archive": Role.EDITOR,
-                      "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER}
+                      "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER,
+                      "destroy": OwnerOr(Role.MANAGER, owners=lambda ticket: {ticket.created_by_id})}
 
-    @cached_property
-    def ticket(self) -> Ticket:
+    def find_object(self) -> Ticket:
         return selectors.ticket_in_project(project=self.project, number=self.kwargs["number"])
+
+    @property
+    def ticket(self) -> Ticket:
+        return self.object
 
     @extend_schema(responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()),
                               **error_responses(401, 404)})
     def retrieve(self, request, project_id, number):
-        ticket = selectors.ticket_detail(project=self.project, number=number)
-        return Response({"ticket": TicketDetailOutput(ticket).data})
+        return Response({"ticket": TicketDetailOutput(selectors.ticket_detail(ticket=self.ticket)).data})
 
     @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, project_id, number):
-        ticket = self.ticket  # 404 before the body is judged
         changes = validated(UpdateTicketInput, request.data, project=self.project)
-        services.update_ticket(ticket=ticket, actor=request.user, changes=dict(changes))
+        services.update_ticket(ticket=self.ticket, actor=request.user, **changes)
         return Response({"ok": True})
 
     @extend_schema(request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def move(self, request, project_id, number):
-        ticket = self.ticket
         data = validated(MoveTicketInput, request.data, project=self.project)
-        services.move_ticket(ticket=ticket, status=data["status"], actor=request.user)
+        services.move_ticket(ticket=self.ticket, status=data["status"], actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
@@ -177,23 +176,20 @@ class TicketViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, number):
-        require_owner_or_role(membership=self.membership, owner_ids={self.ticket.created_by_id}, role=Role.MANAGER)
         services.delete_ticket(ticket=self.ticket, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=UserIdInput, responses={201: OK, **error_responses(401, 403, 404, 422)})
     def assign(self, request, project_id, number):
-        ticket = self.ticket
         user_id = validated(UserIdInput, request.data)["user_id"]
         user = project_selectors.member_user(project=self.project, user_id=user_id)
-        services.assign_user(ticket=ticket, user=user, actor=request.user)
+        services.assign_user(ticket=self.ticket, user=user, actor=request.user)
         return Response({"ok": True}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=UserIdInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def unassign(self, request, project_id, number):
-        ticket = self.ticket
         user_id = validated(UserIdInput, request.data)["user_id"]
-        services.unassign_user(ticket=ticket, user_id=user_id, actor=request.user)
+        services.unassign_user(ticket=self.ticket, user_id=user_id, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(responses={200: envelope("TicketHistory", history=ActivityOutput(many=True)),
@@ -205,44 +201,41 @@ class TicketViewSet(ProjectScopedViewSet):
         201: envelope("CommentCreated", ok=True, reaction_id=serializers.IntegerField()),
         **error_responses(401, 404, 422)})
     def comment(self, request, project_id, number):
-        ticket = self.ticket
         message = validated(CommentInput, request.data)["comment"]
-        comment = services.add_comment(ticket=ticket, author=request.user, message=message)
+        comment = services.add_comment(ticket=self.ticket, author=request.user, message=message)
         return Response({"ok": True, "reaction_id": comment.pk}, status=status.HTTP_201_CREATED)
 
 
 class CommentViewSet(ProjectScopedViewSet):
-    """/reactions/{comment_id}/...: the comment is found first (404), then its project's membership decides."""
+    """/reactions/{comment_id}/...: the comment, then its ticket's project's membership."""
 
+    project_of = "ticket.project_id"
     not_found_message = "comment not found"
-    required_roles = {"update": Role.VIEWER, "destroy": Role.VIEWER, "attach": Role.VIEWER}
+    required_roles = {
+        "update": OwnerOr(None, owners=lambda comment: {comment.author_id},
+                          message="only its author can edit a comment"),
+        "destroy": OwnerOr(Role.MANAGER, owners=lambda comment: {comment.author_id}),
+        "attach": OwnerOr(Role.EDITOR, owners=lambda comment: {comment.author_id}),
+    }
 
-    @cached_property
-    def comment(self) -> Comment:
+    def find_object(self) -> Comment:
         return selectors.live_comment(comment_id=self.kwargs["comment_id"])
-
-    def get_project_id(self) -> int:
-        return self.comment.ticket.project_id
 
     @extend_schema(request=CommentEditInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, comment_id):
-        if self.comment.author_id != request.user.pk:
-            raise PermissionDenied("only its author can edit a comment")
         message = validated(CommentEditInput, request.data)["message"]
-        services.edit_comment(comment=self.comment, message=message, actor=request.user)
+        services.edit_comment(comment=self.object, message=message, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, comment_id):
-        require_owner_or_role(membership=self.membership, owner_ids={self.comment.author_id}, role=Role.MANAGER)
-        services.delete_comment(comment=self.comment, actor=request.user)
+        services.delete_comment(comment=self.object, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(description="Attach files to the comment (and its ticket): its author, or editor and up.",
                    request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
     def attach(self, request, comment_id):
-        require_owner_or_role(membership=self.membership, owner_ids={self.comment.author_id}, role=Role.EDITOR)
-        return _attached(request, ticket=self.comment.ticket, comment=self.comment)
+        return _attached(request, ticket=self.object.ticket, comment=self.object)
 
 
 class TicketChecklistViewSet(TicketIdScopedViewSet):
@@ -266,34 +259,31 @@ class TicketChecklistViewSet(TicketIdScopedViewSet):
 
 
 class ChecklistItemViewSet(ProjectScopedViewSet):
-    """/checklist/{item_id}/...: the item is found first (404), then its project's membership decides."""
+    """/checklist/{item_id}/...: the item, then its ticket's project's membership."""
 
+    project_of = "ticket.project_id"
     not_found_message = "checklist item not found"
     required_roles = {"toggle": Role.EDITOR, "update": Role.EDITOR, "destroy": Role.EDITOR}
 
-    @cached_property
-    def item(self) -> ChecklistItem:
+    def find_object(self) -> ChecklistItem:
         return selectors.checklist_item(item_id=self.kwargs["item_id"])
-
-    def get_project_id(self) -> int:
-        return self.item.ticket.project_id
 
     @extend_schema(request=None, responses={
         200: envelope("ChecklistItemToggled", ok=True, done=serializers.IntegerField(help_text="0 or 1")),
         **error_responses(401, 403, 404, 422)})
     def toggle(self, request, item_id):
-        item = services.toggle_checklist_item(item=self.item, actor=request.user)
+        item = services.toggle_checklist_item(item=self.object, actor=request.user)
         return Response({"ok": True, "done": int(item.done)})
 
     @extend_schema(request=ChecklistTextInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, item_id):
         text = validated(ChecklistTextInput, request.data)["text"]
-        services.rename_checklist_item(item=self.item, text=text, actor=request.user)
+        services.rename_checklist_item(item=self.object, text=text, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, item_id):
-        services.delete_checklist_item(item=self.item, actor=request.user)
+        services.delete_checklist_item(item=self.object, actor=request.user)
         return Response({"ok": True})
 
 
@@ -355,36 +345,32 @@ class TicketAttachmentViewSet(TicketIdScopedViewSet):
 
 
 class AttachmentViewSet(ProjectScopedViewSet):
-    """/attachments/{attachment_id}: the attachment is found first (404), then its project's membership decides."""
+    """/attachments/{attachment_id}: the attachment, then its ticket's project's membership."""
 
+    project_of = "ticket.project_id"
     not_found_message = "attachment not found"
-    required_roles = {"download": Role.VIEWER, "destroy": Role.VIEWER}
+    required_roles = {
+        "download": Role.VIEWER,
+        "destroy": OwnerOr(Role.MANAGER, owners=lambda attachment: {attachment.uploaded_by_id,
+                                                                     attachment.ticket.created_by_id}),
+    }
 
     def perform_content_negotiation(self, request, force=False):
         # A download serves any client, whatever its Accept header; an error is still JSON.
         return super().perform_content_negotiation(request, force=True)
 
-    @cached_property
-    def attachment(self) -> Attachment:
+    def find_object(self) -> Attachment:
         return selectors.live_attachment(attachment_id=self.kwargs["attachment_id"])
-
-    def get_project_id(self) -> int:
-        return self.attachment.ticket.project_id
 
     @extend_schema(
         description="The file as uploaded, for any member. Raster images and PDF come `inline`, every other type "
                     "as a download.",
         responses={(200, "*/*"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def download(self, request, attachment_id):
-        attachment = self.attachment
-        return download_response(file=attachment.file.storage.open(attachment.file.name),
-                                 name=attachment.original_name, mime_type=attachment.mime_type)
+        return download_response(self.object)
 
     @extend_schema(description="Remove the attachment and its stored file: its uploader, the ticket's creator or "
                                "a manager.", request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, attachment_id):
-        attachment = self.attachment
-        require_owner_or_role(membership=self.membership, role=Role.MANAGER,
-                              owner_ids={attachment.uploaded_by_id, attachment.ticket.created_by_id})
-        services.delete_attachment(attachment=attachment, actor=request.user)
+        services.delete_attachment(attachment=self.object, actor=request.user)
         return Response({"ok": True})

@@ -11,17 +11,9 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from core.errors import RuleViolation
+
 logger = logging.getLogger("config.api")
-
-
-class RuleViolation(Exception):
-    """A domain rule refused the request: 422 with a message, the field at fault and extras."""
-
-    def __init__(self, message: str, field: str | None = None, **extra):
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        self.extra = extra
 
 
 def error_body(message: str, field: str | None = None, **extra) -> dict:
@@ -74,7 +66,7 @@ def api_exception_handler(exc, context):
 
 def _message_of(exc) -> str:
     if isinstance(exc, Http404):
-        return "not found"
+        return str(exc) or "not found"
     if isinstance(exc, DjangoPermissionDenied):
         return "permission denied"
     detail = getattr(exc, "detail", None)

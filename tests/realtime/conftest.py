@@ -51,7 +51,7 @@ async def is_accepted(project_id: int, headers: list[tuple[bytes, bytes]]) -> bo
 
 async def send_to_board(project_id: int, frame: dict) -> None:
     """What tickets.broadcast does after a commit."""
-    await get_channel_layer().group_send(board_group(project_id), {"type": "board.frame", "frame": frame})
+    await get_channel_layer().group_send(board_group(project_id), {"type": "board.frames", "frames": [frame]})
 
 
 @pytest_asyncio.fixture

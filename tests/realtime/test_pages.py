@@ -32,10 +32,15 @@ def test_login_leads_to_the_project_list(client, viewer):
     assert (response.status_code, response["Location"]) == (302, "/projects/")
 
 
-@pytest.mark.parametrize("path", ["/projects/", "/projects/1/board/", "/projects/1/board/data"])
+@pytest.mark.parametrize("path", ["/projects/", "/projects/1/board/"])
 def test_anonymous_is_sent_to_login(client, db, path):
     response = client.get(path)
     assert (response.status_code, response["Location"]) == (302, f"/accounts/login/?next={path}")
+
+
+def test_board_data_answers_json_401_without_a_session(client, project):
+    response = client.get(f"/projects/{project.id}/board/data")
+    assert (response.status_code, response.json()) == (401, {"error": "log in first"})
 
 
 def test_project_list_shows_the_callers_projects_with_their_boards(browser, project, viewer):
@@ -80,3 +85,11 @@ def test_non_member_and_missing_project_are_404(client, outsider, project, path)
     client.force_login(outsider)
     assert client.get(path.format(id=project.id)).status_code == 404
     assert client.get(path.format(id=project.id + 1000)).status_code == 404
+
+
+def test_board_data_refuses_a_non_member_in_json(client, outsider, project):
+    client.force_login(outsider)
+    for project_id in (project.id, project.id + 1000):
+        response = client.get(f"/projects/{project_id}/board/data")
+        assert (response.status_code, response["Content-Type"], response.json()) == (
+            404, "application/json", {"error": "project not found"})

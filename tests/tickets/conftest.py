@@ -1,9 +1,6 @@
-import asyncio
-
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
+from tests.conftest import GroupListener
 from tests.factories import TicketFactory
 from tickets.broadcast import board_group
 
@@ -22,36 +19,18 @@ def ticket_url(ticket, action: str = "") -> str:
     return f"{base}/{action}" if action else base
 
 
-class BoardListener:
-    """A channel in the project's board group, as a websocket viewer's consumer would be."""
-
-    def __init__(self, project_id: int):
-        self.layer = get_channel_layer()
-        self.group = board_group(project_id)
-        self.channel = async_to_sync(self.layer.new_channel)()
-        async_to_sync(self.layer.group_add)(self.group, self.channel)
+class BoardListener(GroupListener):
+    """A board viewer's channel: the frames of the messages the project's board group received."""
 
     def frames(self) -> list[dict]:
-        async def drain():
-            received = []
-            while True:
-                try:
-                    message = await asyncio.wait_for(self.layer.receive(self.channel), timeout=0.2)
-                except asyncio.TimeoutError:
-                    return received
-                received.append(message["frame"])
-
-        return async_to_sync(drain)()
+        return [frame for message in self.messages() for frame in message["frames"]]
 
     def events(self) -> list[str]:
         return [frame["event"] for frame in self.frames()]
 
-    def close(self):
-        async_to_sync(self.layer.group_discard)(self.group, self.channel)
-
 
 @pytest.fixture
 def board_listener(project):
-    listener = BoardListener(project.id)
+    listener = BoardListener(board_group(project.id))
     yield listener
     listener.close()

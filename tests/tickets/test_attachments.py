@@ -9,12 +9,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError
 from django.utils import timezone
 
+from attachments.files import SANDBOX
+from attachments.uploads import MAX_FILE_SIZE, accepted_upload
 from projects.roles import Role
 from tests import sample_files as samples
 from tests.factories import TicketFactory
 from tickets import history, services
 from tickets.models import Activity, Attachment, Comment
-from tickets.uploads import MAX_FILE_SIZE, SANDBOX, accepted_upload
 
 from .conftest import ticket_url
 

@@ -107,7 +107,7 @@ def test_a_broadcast_failure_does_not_fail_the_move(client_for, editor, ticket, 
     def unreachable(*args, **kwargs):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(services.broadcast, "_send", unreachable)
+    monkeypatch.setattr(services.broadcast, "publish", unreachable)
     with django_capture_on_commit_callbacks(execute=True):
         response = move(client_for(editor), ticket, {"status": "todo"})
     assert response.status_code == 200

@@ -6,9 +6,10 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from attachments.files import content_disposition
+from attachments.uploads import MAX_FILE_SIZE, accepted_upload, display_name
 from config.api.exceptions import RuleViolation
 from tests import sample_files as samples
-from tickets.uploads import MAX_FILE_SIZE, accepted_upload, content_disposition, display_name
 
 
 def refusal(name: str, content: bytes) -> str:

@@ -13,16 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import PurePath
-from urllib.parse import quote
 
 import puremagic
 from django.conf import settings
 from django.core.exceptions import TooManyFilesSent
-from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
-from django.http import FileResponse
 
-from config.api.exceptions import RuleViolation
+from core.errors import RuleViolation
 
 FIELD = "files[]"
 MAX_FILE_SIZE = 10 * 1024 * 1024
@@ -39,9 +36,6 @@ EXECUTABLE_SIGNATURES = (
 MARKUP = re.compile(
     rb"(?:\xef\xbb\xbf)?\s*<(?:[!?]|(?:html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|svg)"
     rb"(?:[\s/>]|\Z))", re.IGNORECASE)
-# Served to a browser, a stored file may not load anything, run scripts or reach the API's origin.
-# PDF is left out: browsers' PDF viewers refuse to open in a sandbox.
-SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 # What zipfile raises on a damaged, truncated, encrypted or unsupported archive.
 ZIP_ERRORS = (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
 
@@ -249,23 +243,3 @@ def accepted_uploads(request) -> list[Upload]:
     if not files:
         raise RuleViolation("files is required", field="files")
     return [accepted_upload(file) for file in files]
-
-
-def content_disposition(name: str, *, inline: bool) -> str:
-    """An ASCII `filename` every client reads, and the exact name in `filename*` (RFC 5987) when it is not ASCII."""
-    name = display_name(name)
-    ascii_name = "".join(char if char.isascii() else "_" for char in name)
-    header = f'{"inline" if inline else "attachment"}; filename="{ascii_name}"'
-    return header if ascii_name == name else f"{header}; filename*=UTF-8''{quote(name)}"
-
-
-def download_response(*, file: File, name: str, mime_type: str) -> FileResponse:
-    """A stored file streamed back with headers that keep a browser from treating it as anything else."""
-    # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
-    response = FileResponse(file, content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/")
-                            else mime_type)
-    response["Content-Disposition"] = content_disposition(name, inline=mime_type in INLINE_TYPES)
-    response["X-Content-Type-Options"] = "nosniff"
-    if mime_type != "application/pdf":
-        response["Content-Security-Policy"] = SANDBOX
-    return response

@@ -1,0 +1,86 @@
+"""The life of a stored file: written before its record commits, removed after its record is deleted,
+copied for a duplicated record, and served back with headers that keep a browser from misreading it."""
+
+from collections.abc import Callable, Sequence
+from urllib.parse import quote
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.http import FileResponse
+
+from .models import StoredFile
+from .uploads import INLINE_TYPES, Upload, display_name
+
+# Served to a browser, a stored file may not load anything, run scripts or reach the API's origin.
+# PDF is left out: browsers' PDF viewers refuse to open in a sandbox.
+SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
+def records_for(model: type[StoredFile], uploads: Sequence[Upload], *, uploaded_by, **owner) -> list[StoredFile]:
+    """Unsaved records of `model` for checked uploads; `owner` names what they are attached to."""
+    return [model(original_name=upload.name, filesize=upload.file.size, mime_type=upload.mime_type,
+                  uploaded_by=uploaded_by, **owner) for upload in uploads]
+
+
+def store_then_commit(records: Sequence[StoredFile], contents: Sequence, commit: Callable[[], object]):
+    """Write each record's file, then run `commit` (the transaction that saves the records): all or nothing.
+
+    The files go to storage before the transaction, so no lock is held while up to 200 MB are
+    written; whatever fails, the files already written are removed.
+    """
+    try:
+        for record, content in zip(records, contents, strict=True):
+            # Stored under a generated name (stored_file_path); the uploaded one is kept for display only.
+            record.file.save(record.original_name, content, save=False)
+        with transaction.atomic():
+            return commit()
+    except BaseException:
+        for record in records:
+            record.file.delete(save=False)
+        raise
+
+
+def uploaded_contents(uploads: Sequence[Upload]) -> list:
+    return [upload.file for upload in uploads]
+
+
+def copied_contents(records: Sequence[StoredFile]) -> list[ContentFile]:
+    """The bytes of stored files, for records that must own copies of their own (a duplicated article)."""
+    contents = []
+    for record in records:
+        with record.file.storage.open(record.file.name) as source:
+            contents.append(ContentFile(source.read()))
+    return contents
+
+
+def delete_file_on_commit(record: StoredFile) -> None:
+    """The record goes in the current transaction, its file once that commits: a rollback keeps both."""
+    storage, name = record.file.storage, record.file.name
+    transaction.on_commit(lambda: storage.delete(name), robust=True)  # a function: Django logs its __qualname__
+
+
+def content_disposition(name: str, *, inline: bool) -> str:
+    """An ASCII `filename` every client reads, and the exact name in `filename*` (RFC 5987) when it is not ASCII.
+
+    Django's FileResponse(filename=...) sends only `filename*` for a name that is not ASCII, which
+    older clients ignore; it also keeps line breaks and path parts this sanitizing drops.
+    """
+    name = display_name(name)
+    ascii_name = "".join(char if char.isascii() else "_" for char in name)
+    header = f'{"inline" if inline else "attachment"}; filename="{ascii_name}"'
+    return header if ascii_name == name else f"{header}; filename*=UTF-8''{quote(name)}"
+
+
+def download_response(record: StoredFile, *, private: bool = False) -> FileResponse:
+    """A stored file streamed back; `private` keeps shared caches from keeping it."""
+    mime_type = record.mime_type
+    # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
+    response = FileResponse(record.file.storage.open(record.file.name),
+                            content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    response["Content-Disposition"] = content_disposition(record.original_name, inline=mime_type in INLINE_TYPES)
+    response["X-Content-Type-Options"] = "nosniff"
+    if mime_type != "application/pdf":
+        response["Content-Security-Policy"] = SANDBOX
+    if private:
+        response["Cache-Control"] = "private"
+    return response

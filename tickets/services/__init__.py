@@ -1,0 +1,42 @@
+"""Every write to tickets and their content: one function per action, each one transaction that records
+its history and builds its board frames (published after commit). By area: the ticket's life cycle,
+its content (comments, checklist, blockers) and its attachments."""
+
+from tickets import broadcast, history
+
+from .attachments import attach_files, delete_attachment
+from .content import (
+    add_blocker,
+    add_checklist_item,
+    add_comment,
+    delete_checklist_item,
+    delete_comment,
+    edit_comment,
+    remove_blocker,
+    rename_checklist_item,
+    sort_checklist,
+    toggle_checklist_item,
+)
+from .lifecycle import (
+    archive_ticket,
+    assign_user,
+    create_ticket,
+    delete_ticket,
+    move_ticket,
+    next_ticket_number,
+    remove_tag_from_tickets,
+    restore_ticket,
+    sort_column,
+    unarchive_ticket,
+    unassign_user,
+    update_ticket,
+)
+from .locking import writable_ticket
+
+__all__ = [
+    "broadcast", "history", "attach_files", "delete_attachment", "add_blocker", "add_checklist_item", "add_comment",
+    "delete_checklist_item", "delete_comment", "edit_comment", "remove_blocker", "rename_checklist_item",
+    "sort_checklist", "toggle_checklist_item", "archive_ticket", "assign_user", "create_ticket", "delete_ticket",
+    "move_ticket", "next_ticket_number", "remove_tag_from_tickets", "restore_ticket", "sort_column",
+    "unarchive_ticket", "unassign_user", "update_ticket", "writable_ticket",
+]

@@ -1,0 +1,190 @@
+"""A ticket's content: comments, checklist items and blockers. Each write locks its ticket, which must
+not be archived, counts as an update of the ticket and records it; the board hears of it only when
+the card changes (comment and checklist counts)."""
+
+from collections import defaultdict
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.models import User
+from core.errors import RuleViolation
+from core.events import Action, Event
+from projects.models import Project
+from tickets import broadcast, history, selectors
+from tickets.models import Blocker, ChecklistItem, Comment, Ticket
+
+from .locking import writable_ticket
+
+
+def content_changed(ticket: Ticket, actor: User, action: Action, changes: dict, *, on_board: bool) -> None:
+    """A write to the content of the locked ticket: the ticket counts as updated and records it."""
+    ticket.save(update_fields=["updated_at"])
+    history.record(ticket=ticket, actor=actor, action=action, changes=changes)
+    if on_board:
+        broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+
+
+def _change_part(ticket: Ticket, part: Comment | ChecklistItem, actor: User, action: Action, key: str, *,
+                 on_board: bool, **values) -> None:
+    """Write `values` to a comment or checklist item of the locked ticket; history shows them, old and new."""
+    before = {"id": part.pk, **{field: getattr(part, field) for field in values}}
+    for field, value in values.items():
+        setattr(part, field, value)
+    part.save()
+    content_changed(ticket, actor, action, {key: {"old": before, "new": {"id": part.pk, **values}}}, on_board=on_board)
+
+
+def _comment_state(comment: Comment) -> dict:
+    return {"id": comment.pk, "message": comment.message}
+
+
+def writable_comment(comment: Comment) -> tuple[Ticket, Comment]:
+    """Its ticket locked and writable, and the comment read again under that lock (deleted meanwhile: 404)."""
+    ticket = writable_ticket(comment.ticket)
+    return ticket, selectors.live_comment(comment_id=comment.pk)
+
+
+@transaction.atomic
+def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
+    ticket = writable_ticket(ticket)
+    comment = Comment.objects.create(ticket=ticket, author=author, message=message)
+    content_changed(ticket, author, Action.COMMENTED, {"comment": {"old": None, "new": _comment_state(comment)}},
+                    on_board=True)
+    return comment
+
+
+@transaction.atomic
+def edit_comment(*, comment: Comment, message: str, actor: User) -> Comment:
+    ticket, comment = writable_comment(comment)
+    if comment.message != message:
+        _change_part(ticket, comment, actor, Action.COMMENT_EDITED, "comment", on_board=False, message=message)
+    return comment
+
+
+@transaction.atomic
+def delete_comment(*, comment: Comment, actor: User) -> None:
+    """Soft delete: the row stays, but the ticket no longer shows or counts it."""
+    ticket, comment = writable_comment(comment)
+    comment.deleted_at = timezone.now()
+    comment.save(update_fields=["deleted_at", "updated_at"])
+    content_changed(ticket, actor, Action.COMMENT_DELETED, {"comment": {"old": _comment_state(comment), "new": None}},
+                    on_board=True)
+
+
+def _item_state(item: ChecklistItem) -> dict:
+    return {"id": item.pk, "text": item.text, "done": item.done}
+
+
+def _writable_item(item: ChecklistItem) -> tuple[Ticket, ChecklistItem]:
+    """Its ticket locked and writable, and the item read again under that lock (deleted meanwhile: 404)."""
+    ticket = writable_ticket(item.ticket)
+    return ticket, selectors.checklist_item(item_id=item.pk)
+
+
+@transaction.atomic
+def add_checklist_item(*, ticket: Ticket, text: str, actor: User) -> ChecklistItem:
+    """Appended at the end of the ticket's checklist, not done."""
+    ticket = writable_ticket(ticket)
+    last = ticket.checklist_items.aggregate(last=Max("sort_order"))["last"]
+    item = ChecklistItem.objects.create(ticket=ticket, text=text, sort_order=0 if last is None else last + 1)
+    content_changed(ticket, actor, Action.CHECKLIST_ITEM_ADDED,
+                    {"checklist_item": {"old": None, "new": _item_state(item)}}, on_board=True)
+    return item
+
+
+@transaction.atomic
+def toggle_checklist_item(*, item: ChecklistItem, actor: User) -> ChecklistItem:
+    # Flipped under the ticket's lock, so two toggles at once always end where they started.
+    ticket, item = _writable_item(item)
+    _change_part(ticket, item, actor, Action.CHECKLIST_ITEM_TOGGLED, "checklist_item", on_board=True,
+                 done=not item.done)
+    return item
+
+
+@transaction.atomic
+def rename_checklist_item(*, item: ChecklistItem, text: str, actor: User) -> ChecklistItem:
+    ticket, item = _writable_item(item)
+    if item.text != text:
+        _change_part(ticket, item, actor, Action.CHECKLIST_ITEM_UPDATED, "checklist_item", on_board=False, text=text)
+    return item
+
+
+@transaction.atomic
+def delete_checklist_item(*, item: ChecklistItem, actor: User) -> None:
+    ticket, item = _writable_item(item)
+    before = _item_state(item)
+    item.delete()
+    content_changed(ticket, actor, Action.CHECKLIST_ITEM_DELETED, {"checklist_item": {"old": before, "new": None}},
+                    on_board=True)
+
+
+@transaction.atomic
+def sort_checklist(*, ticket: Ticket, item_ids: list[int], actor: User) -> None:
+    """Reorder a ticket's checklist: `item_ids` must be exactly its items."""
+    ticket = writable_ticket(ticket)
+    items = {item.pk: item for item in ticket.checklist_items.order_by("sort_order", "id")}
+    if len(item_ids) != len(set(item_ids)) or set(item_ids) != set(items):
+        raise RuleViolation("item_ids: must list exactly the items of the ticket, each once", field="item_ids")
+    old_order = list(items)
+    if item_ids == old_order:
+        return
+    for position, item_id in enumerate(item_ids):
+        items[item_id].sort_order = position
+    ChecklistItem.objects.bulk_update(items.values(), ["sort_order"])
+    content_changed(ticket, actor, Action.CHECKLIST_SORTED, {"checklist_order": {"old": old_order, "new": item_ids}},
+                    on_board=False)
+
+
+def _blocks(*, project_id: int, start: int, goal: int) -> bool:
+    """Whether ticket `start` blocks ticket `goal`, directly or through others.
+
+    One query loads the links between the project's live tickets; the walk visits each ticket once.
+    """
+    blocked_by = defaultdict(list)
+    for blocker_id, ticket_id in Blocker.objects.filter(
+            ticket__project_id=project_id, ticket__deleted_at__isnull=True, blocker__deleted_at__isnull=True,
+    ).values_list("blocker_id", "ticket_id"):
+        blocked_by[blocker_id].append(ticket_id)
+    seen, pending = {start}, [start]
+    while pending:
+        for ticket_id in blocked_by[pending.pop()]:
+            if ticket_id == goal:
+                return True
+            if ticket_id not in seen:
+                seen.add(ticket_id)
+                pending.append(ticket_id)
+    return False
+
+
+@transaction.atomic
+def add_blocker(*, ticket: Ticket, blocker: Ticket, actor: User) -> None:
+    """`blocker` (a live ticket of the same project: the caller checks) comes to block `ticket`."""
+    ticket = writable_ticket(ticket)
+    # One blocker link is added per project at a time: two links added at once could close a cycle
+    # that neither transaction sees. The project row is locked after the ticket's, as every write does.
+    Project.objects.select_for_update().only("pk").get(pk=ticket.project_id)
+    if blocker.pk == ticket.pk:
+        raise RuleViolation("blocker_ticket_id: a ticket cannot block itself", field="blocker_ticket_id")
+    old_ids = set(ticket.blocked_by_links.values_list("blocker_id", flat=True))
+    if blocker.pk in old_ids:
+        return
+    if _blocks(project_id=ticket.project_id, start=ticket.pk, goal=blocker.pk):
+        raise RuleViolation(f"blocker_ticket_id: {ticket.prefix_ref} already blocks {blocker.prefix_ref}, "
+                            "directly or through other tickets", field="blocker_ticket_id")
+    Blocker.objects.create(ticket=ticket, blocker=blocker)
+    content_changed(ticket, actor, Action.BLOCKER_ADDED,
+                    {"blockers": history.ids_change(old_ids, old_ids | {blocker.pk})}, on_board=False)
+
+
+@transaction.atomic
+def remove_blocker(*, ticket: Ticket, blocker_id: int, actor: User) -> None:
+    """Removing a ticket that does not block this one changes nothing."""
+    ticket = writable_ticket(ticket)
+    old_ids = set(ticket.blocked_by_links.values_list("blocker_id", flat=True))
+    if blocker_id not in old_ids:
+        return
+    Blocker.objects.filter(ticket=ticket, blocker_id=blocker_id).delete()
+    content_changed(ticket, actor, Action.BLOCKER_REMOVED,
+                    {"blockers": history.ids_change(old_ids, old_ids - {blocker_id})}, on_board=False)

@@ -1,0 +1,229 @@
+"""A ticket's life: created, updated, moved, archived and back, deleted and restored, assigned, sorted."""
+
+from datetime import date
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from accounts.models import User
+from core.errors import RuleViolation
+from core.events import Action, Event
+from projects.models import Project, Status, StatusCategory, Tag
+from tickets import broadcast, history
+from tickets.models import Activity, ChecklistItem, Ticket, TicketType
+
+from .locking import locked_ticket, writable_ticket
+
+# What update_ticket was not given: distinct from None, which clears a field.
+UNCHANGED = object()
+
+
+def next_ticket_number(*, project: Project) -> int:
+    """Hand out the project's next ticket number.
+
+    The UPDATE locks the project row until the surrounding transaction ends, so concurrent
+    creations in one project queue here and numbers stay consecutive; the unique
+    constraint on (project, number) backs this up.
+    """
+    assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
+    Project.objects.filter(pk=project.pk).update(last_ticket_number=F("last_ticket_number") + 1)
+    return Project.objects.values_list("last_ticket_number", flat=True).get(pk=project.pk)
+
+
+def next_sort_order(*, project_id: int, status: Status) -> int:
+    """The end of a column."""
+    last = Ticket.objects.active().filter(project_id=project_id, status=status).aggregate(last=Max("sort_order"))
+    return 0 if last["last"] is None else last["last"] + 1
+
+
+def first_status(project: Project) -> Status:
+    return project.statuses.order_by("sort_order", "id").first()
+
+
+def _entering(ticket: Ticket, status: Status) -> dict:
+    """The field values that put the ticket at the end of `status`, with `done_at` (velocity) in step."""
+    was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
+    is_done = status.category == StatusCategory.DONE
+    return {
+        "status": status,
+        "sort_order": next_sort_order(project_id=ticket.project_id, status=status),
+        "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
+    }
+
+
+def _apply(ticket: Ticket, actor: User, action: Action, event: Event, values: dict, **frame) -> Ticket:
+    """Write `values` to the locked ticket, record what changed and announce it to the board."""
+    before = history.snapshot(ticket, values)
+    for field, value in values.items():
+        setattr(ticket, field, value)
+    ticket.save(update_fields=[*values, "updated_at"])
+    history.record(ticket=ticket, actor=actor, action=action,
+                   changes=history.changes_between(before, history.snapshot(ticket, values)))
+    broadcast.announce_tickets(event, tickets=[ticket], actor=actor, **frame)
+    return ticket
+
+
+@transaction.atomic
+def create_ticket(
+    *, project: Project, actor: User, title: str, description: str = "", type: str = TicketType.FEATURE,
+    priority: str | None = None, status: Status | None = None, deadline: date | None = None,
+    story_points: int | None = None, estimated_hours: Decimal | None = None,
+    checklist: list[str] = (), tags: list[Tag] = (),
+) -> Ticket:
+    ticket = Ticket(
+        project=project, number=next_ticket_number(project=project), title=title, description=description,
+        type=type, priority=priority, deadline=deadline, story_points=story_points,
+        estimated_hours=estimated_hours, created_by=actor,
+    )
+    for field, value in _entering(ticket, status or first_status(project)).items():
+        setattr(ticket, field, value)
+    ticket.save()
+    ticket.tags.set(tags)
+    ChecklistItem.objects.bulk_create(
+        ChecklistItem(ticket=ticket, text=text, sort_order=index) for index, text in enumerate(checklist)
+    )
+    changes = {field: {"old": None, "new": value} for field, value in history.snapshot(ticket).items()
+               if value not in (None, "")}
+    if tags:
+        changes["tags"] = history.ids_change([], [tag.pk for tag in tags])
+    if checklist:
+        changes["checklist"] = {"old": [], "new": list(checklist)}
+    history.record(ticket=ticket, actor=actor, action=Action.CREATED, changes=changes)
+    broadcast.announce_tickets(Event.TICKET_CREATED, tickets=[ticket], actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def update_ticket(
+    *, ticket: Ticket, actor: User, title=UNCHANGED, description=UNCHANGED, type=UNCHANGED, priority=UNCHANGED,
+    deadline=UNCHANGED, story_points=UNCHANGED, estimated_hours=UNCHANGED, tags=UNCHANGED,
+) -> Ticket:
+    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags."""
+    ticket = writable_ticket(ticket)
+    fields = {field: value for field, value in {
+        "title": title, "description": description, "type": type, "priority": priority, "deadline": deadline,
+        "story_points": story_points, "estimated_hours": estimated_hours}.items() if value is not UNCHANGED}
+    before = history.snapshot(ticket, fields)
+    for field, value in fields.items():
+        setattr(ticket, field, value)
+    diff = history.changes_between(before, history.snapshot(ticket, fields))
+    if tags is not UNCHANGED:
+        old_ids = set(ticket.tags.values_list("pk", flat=True))
+        new_ids = {tag.pk for tag in tags}
+        if old_ids != new_ids:
+            ticket.tags.set(tags)
+            diff["tags"] = history.ids_change(old_ids, new_ids)
+    if not diff:
+        return ticket
+    ticket.save()
+    history.record(ticket=ticket, actor=actor, action=Action.UPDATED, changes=diff)
+    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
+    ticket = writable_ticket(ticket)
+    from_status = ticket.status
+    if from_status == status:
+        return ticket
+    return _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, _entering(ticket, status),
+                  from_status=from_status.slug, to_status=status.slug)
+
+
+@transaction.atomic
+def archive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
+    ticket = writable_ticket(ticket)
+    return _apply(ticket, actor, Action.ARCHIVED, Event.TICKET_ARCHIVED, {"archived_at": timezone.now()})
+
+
+@transaction.atomic
+def unarchive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
+    """Back on the board at the end of its column; unarchiving an active ticket changes nothing."""
+    ticket = locked_ticket(ticket)
+    if ticket.archived_at is None:
+        return ticket
+    end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+    return _apply(ticket, actor, Action.UNARCHIVED, Event.TICKET_UNARCHIVED,
+                  {"archived_at": None, "sort_order": end_of_column})
+
+
+@transaction.atomic
+def delete_ticket(*, ticket: Ticket, actor: User) -> None:
+    """Soft delete: the row stays (staff can restore it) and its number is never reused."""
+    _apply(locked_ticket(ticket), actor, Action.DELETED, Event.TICKET_DELETED, {"deleted_at": timezone.now()})
+
+
+@transaction.atomic
+def restore_ticket(*, ticket: Ticket, actor: User) -> None:
+    """Undo a soft delete (staff, from the admin): the ticket reappears at the end of its column."""
+    ticket = locked_ticket(ticket)
+    if ticket.deleted_at is not None:
+        end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+        _apply(ticket, actor, Action.RESTORED, Event.TICKET_CREATED, {"deleted_at": None, "sort_order": end_of_column})
+
+
+def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) -> Ticket:
+    ticket = writable_ticket(ticket)
+    old_ids = set(ticket.assignees.values_list("pk", flat=True))
+    if (user_id in old_ids) == assign:
+        return ticket  # already as asked: no duplicate, no history
+    (ticket.assignees.add if assign else ticket.assignees.remove)(user_id)
+    ticket.save(update_fields=["updated_at"])
+    new_ids = old_ids | {user_id} if assign else old_ids - {user_id}
+    history.record(ticket=ticket, actor=actor, action=Action.ASSIGNED if assign else Action.UNASSIGNED,
+                   changes={"assignees": history.ids_change(old_ids, new_ids)})
+    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+    return ticket
+
+
+@transaction.atomic
+def assign_user(*, ticket: Ticket, user: User, actor: User) -> Ticket:
+    """`user` must be a member: the caller checks (projects.selectors.member_user)."""
+    return _set_assignee(ticket, actor, user.pk, assign=True)
+
+
+@transaction.atomic
+def unassign_user(*, ticket: Ticket, user_id: int, actor: User) -> Ticket:
+    """No membership check: a former member may still need to come off a ticket."""
+    return _set_assignee(ticket, actor, user_id, assign=False)
+
+
+@transaction.atomic
+def sort_column(*, project: Project, status: Status, ticket_ids: list[int], actor: User) -> None:
+    """Reorder a whole column: `ticket_ids` must be exactly its current tickets."""
+    # Locked in id order, so two sorts of one column queue instead of deadlocking.
+    column = {ticket.pk: ticket for ticket in Ticket.objects.select_for_update().active()
+              .filter(project=project, status=status).order_by("pk")}
+    if len(ticket_ids) != len(set(ticket_ids)) or set(ticket_ids) != set(column):
+        raise RuleViolation("ticket_ids: must list exactly the tickets of the column, each once",
+                            field="ticket_ids")
+    entries = []
+    for position, ticket_id in enumerate(ticket_ids):
+        ticket = column[ticket_id]
+        if ticket.sort_order != position:
+            entries.append(history.entry(ticket=ticket, actor=actor, action=Action.SORTED,
+                                         changes={"sort_order": {"old": ticket.sort_order, "new": position}}))
+            ticket.sort_order = position
+    if not entries:
+        return
+    Ticket.objects.bulk_update([entry.ticket for entry in entries], ["sort_order"])
+    Activity.objects.bulk_create(entries)
+    broadcast.announce_column_sorted(project=project, status_slug=status.slug, ticket_ids=ticket_ids, actor=actor)
+
+
+@transaction.atomic
+def remove_tag_from_tickets(*, tag: Tag, actor: User) -> None:
+    """Before a tag is deleted: its tickets record the change and their board cards refresh, in a fixed
+    number of queries however many tickets carry it."""
+    tickets = list(Ticket.objects.live().filter(tags=tag).prefetch_related("tags").order_by("pk"))
+    Activity.objects.bulk_create(
+        history.entry(ticket=ticket, actor=actor, action=Action.UPDATED, changes={"tags": history.ids_change(
+            [t.pk for t in ticket.tags.all()], [t.pk for t in ticket.tags.all() if t.pk != tag.pk])})
+        for ticket in tickets
+    )
+    Ticket.tags.through.objects.filter(tag=tag).delete()
+    on_board = [ticket for ticket in tickets if ticket.archived_at is None]
+    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=on_board, actor=actor)
