@@ -1,4 +1,5 @@
 import factory
+from django.core.files.base import ContentFile
 from django.db import transaction
 from factory.django import DjangoModelFactory
 
@@ -6,7 +7,7 @@ from accounts.models import User
 from projects import services as project_services
 from projects.models import Membership, Project, Status, StatusCategory, Tag
 from projects.roles import Role
-from tickets.models import Ticket
+from tickets.models import Attachment, Blocker, ChecklistItem, Comment, Ticket
 from tickets.services import next_ticket_number
 
 PASSWORD = "correct horse battery staple"
@@ -97,3 +98,45 @@ class TicketFactory(DjangoModelFactory):
     def assignees(ticket, create, extracted, **kwargs):
         if create and extracted:
             ticket.assignees.set(extracted)
+
+
+class CommentFactory(DjangoModelFactory):
+    class Meta:
+        model = Comment
+
+    ticket = factory.SubFactory(TicketFactory)
+    author = factory.LazyAttribute(lambda comment: comment.ticket.created_by)
+    message = factory.Sequence(lambda n: f"Comment {n}")
+
+
+class ChecklistItemFactory(DjangoModelFactory):
+    class Meta:
+        model = ChecklistItem
+
+    ticket = factory.SubFactory(TicketFactory)
+    text = factory.Sequence(lambda n: f"Step {n}")
+    sort_order = factory.Sequence(lambda n: n)
+
+
+class BlockerFactory(DjangoModelFactory):
+    """`blocker` blocks `ticket`, a ticket of the same project."""
+
+    class Meta:
+        model = Blocker
+
+    ticket = factory.SubFactory(TicketFactory)
+    blocker = factory.SubFactory(TicketFactory, project=factory.SelfAttribute("..ticket.project"))
+
+
+class AttachmentFactory(DjangoModelFactory):
+    """A stored text file on a ticket (in the test's MEDIA_ROOT)."""
+
+    class Meta:
+        model = Attachment
+
+    ticket = factory.SubFactory(TicketFactory)
+    original_name = factory.Sequence(lambda n: f"notes-{n}.txt")
+    file = factory.LazyAttribute(lambda attachment: ContentFile(b"some notes", name=attachment.original_name))
+    filesize = 10
+    mime_type = "text/plain"
+    uploaded_by = factory.LazyAttribute(lambda attachment: attachment.ticket.created_by)
