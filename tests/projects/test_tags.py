@@ -3,6 +3,9 @@ import pytest
 from projects.models import Tag
 from projects.roles import Role
 from tests.factories import TagFactory, TicketFactory
+from tests.tickets.conftest import BoardListener
+from tickets.broadcast import board_group
+from tickets.models import Activity
 
 
 def tags_url(project):
@@ -96,6 +99,24 @@ class TestDelete:
         assert not Tag.objects.filter(pk=tag.pk).exists()
         for ticket in tickets:
             assert list(ticket.tags.all()) == [kept]
+
+    def test_every_card_refreshes_in_one_message_and_fixed_queries(self, client_for, project, manager,
+                                                                   django_assert_max_num_queries,
+                                                                   django_capture_on_commit_callbacks):
+        listener = BoardListener(board_group(project.id))
+        api = client_for(manager)
+        api.get(tags_url(project))  # the token's first use is written once
+        # Up to 199 tickets: past that, SQLite's 999-parameter limit splits the history INSERT in two.
+        for count in (20, 190):
+            tag = TagFactory(project=project)
+            tickets = [TicketFactory(project=project, tags=[tag]) for _ in range(count)]
+            with django_assert_max_num_queries(21), django_capture_on_commit_callbacks(execute=True):
+                assert api.post(delete_url(tag)).status_code == 200
+            [message] = listener.messages()
+            assert sorted(frame["ticket"]["id"] for frame in message["frames"]) == [t.id for t in tickets]
+            assert {frame["event"] for frame in message["frames"]} == {"ticket.updated"}
+            assert Activity.objects.filter(ticket__in=tickets, action="updated").count() == count
+        listener.close()
 
     @pytest.mark.parametrize(("role", "expected"), ROLE_LADDER)
     def test_only_managers_delete(self, client_for, project, member_with, role, expected):

@@ -46,3 +46,26 @@ def test_a_download_does_not_depend_on_the_accept_header(client_for, manager, ob
     assert response.status_code == 200
     missing = client_for(manager).get(f"/api/v1/attachments/{MISSING}", HTTP_ACCEPT="image/png")
     assert (missing.status_code, missing.json()) == (404, {"error": "attachment not found"})
+
+
+BAD_BODY = {"title": "", "status": 7, "text": "", "message": "", "user_id": "x", "blocker_ticket_id": "x", "item_ids": "x"}
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("/api/v1/projects/{project}/tickets/{number}/update", "ticket"),
+    ("/api/v1/projects/{project}/tickets/{number}/move", "ticket"),
+    ("/api/v1/projects/{project}/tickets/{number}/assign", "ticket"),
+    ("/api/v1/tickets/{ticket}/checklist", "ticket"),
+    ("/api/v1/tickets/{ticket}/checklist/sort", "ticket"),
+    ("/api/v1/tickets/{ticket}/blockers", "ticket"),
+    ("/api/v1/reactions/{comment}/update", "comment"),
+    ("/api/v1/checklist/{item}/update", "item"),
+])
+def test_checks_come_in_order_404_then_403_then_422(client_for, project, manager, viewer, objects, path, kind):
+    """Resolved before the handler runs: a missing object beats a role too low, which beats a bad body."""
+    ticket = TicketFactory._meta.model.objects.get(pk=objects["ticket"])
+    ids = {"project": project.id, "number": ticket.number, **objects}
+    missing = client_for(manager).post(path.format(**{**ids, kind: MISSING, "number": MISSING}), BAD_BODY)
+    too_low = client_for(viewer).post(path.format(**ids), BAD_BODY)
+    invalid = client_for(manager).post(path.format(**ids), BAD_BODY)
+    assert (missing.status_code, too_low.status_code, invalid.status_code) == (404, 403, 422)
