@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path, re_path, register_converter
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from config.api import views as api_errors
 from config.api.fields import ObjectIdConverter
@@ -10,7 +10,9 @@ register_converter(ObjectIdConverter, "id")
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("schema/swagger-ui/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # The split view serves Swagger UI's start-up script as a file, so pages need no inline script (CSP).
+    path("schema/swagger-ui/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
+    path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
 ]
