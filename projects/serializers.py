@@ -8,7 +8,7 @@ from .models import Membership, Project, Status, Tag
 class CreateProjectInput(serializers.Serializer):
     name = serializers.CharField(min_length=2, max_length=200, trim_whitespace=True)
     prefix = serializers.RegexField(
-        r"^[A-Za-z0-9]{1,10}$", required=False, allow_blank=True, default="",
+        r"^[A-Za-z0-9]{1,10}$", required=False, help_text="Derived from the name when omitted",
         error_messages={"invalid": "must be 1 to 10 letters or digits"},
     )
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)

@@ -3,12 +3,12 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from rest_framework.test import APIClient
 
 from accounts.services import issue_token
 from projects.roles import Role
 
 from .factories import MembershipFactory, ProjectFactory, UserFactory
+from .schema import SchemaCheckedClient
 
 ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGER]
 
@@ -30,15 +30,16 @@ def _media_root(settings, tmp_path):
 
 @pytest.fixture
 def anonymous():
-    return APIClient()
+    return SchemaCheckedClient()
 
 
 @pytest.fixture
 def client_for(db):
-    """An API client authenticated with a real token of `user`, issued by the real service."""
+    """An API client authenticated with a real token of `user`, issued by the real service; every answer
+    it receives is checked against the API reference."""
 
-    def make(user) -> APIClient:
-        client = APIClient()
+    def make(user) -> SchemaCheckedClient:
+        client = SchemaCheckedClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=user)[1]}")
         return client
 

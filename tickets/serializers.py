@@ -197,6 +197,7 @@ class TicketListOutput(serializers.ModelSerializer):
     project_ticket_number = serializers.IntegerField(source="number")
     prefix_ref = serializers.CharField()
     status = serializers.CharField(source="status.slug")
+    priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True)
     tags = TagRefOutput(many=True, source="tag_list")
 
     class Meta:
@@ -334,6 +335,7 @@ class ArchivedTicketOutput(serializers.ModelSerializer):
     project_ticket_number = serializers.IntegerField(source="number")
     prefix_ref = serializers.CharField()
     status = serializers.CharField(source="status.slug")
+    priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True)
     estimated_hours = serializers.FloatField(allow_null=True)
     created_by = serializers.IntegerField(source="created_by_id")
 

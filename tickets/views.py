@@ -2,6 +2,7 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from attachments.files import download_response
@@ -215,7 +216,6 @@ class CommentViewSet(ProjectScopedViewSet):
         "update": OwnerOr(None, owners=lambda comment: {comment.author_id},
                           message="only its author can edit a comment"),
         "destroy": OwnerOr(Role.MANAGER, owners=lambda comment: {comment.author_id}),
-        "attach": OwnerOr(Role.EDITOR, owners=lambda comment: {comment.author_id}),
     }
 
     def find_object(self) -> Comment:
@@ -231,6 +231,12 @@ class CommentViewSet(ProjectScopedViewSet):
     def destroy(self, request, comment_id):
         services.delete_comment(comment=self.object, actor=request.user)
         return Response({"ok": True})
+
+class CommentAttachmentViewSet(CommentViewSet):
+    """The comment's upload route: multipart/form-data, where the other comment routes take JSON."""
+
+    parser_classes = [MultiPartParser]
+    required_roles = {"attach": OwnerOr(Role.EDITOR, owners=lambda comment: {comment.author_id})}
 
     @extend_schema(description="Attach files to the comment (and its ticket): its author, or editor and up.",
                    request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
@@ -302,8 +308,8 @@ class BlockerViewSet(TicketIdScopedViewSet):
         return Response(self._blockers(), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: BLOCKER_LIST, **error_responses(401, 403, 404, 422)})
-    def destroy(self, request, ticket_id, blocker_id):
-        services.remove_blocker(ticket=self.ticket, blocker_id=blocker_id, actor=request.user)
+    def destroy(self, request, ticket_id, blocker_ticket_id):
+        services.remove_blocker(ticket=self.ticket, blocker_id=blocker_ticket_id, actor=request.user)
         return Response(self._blockers())
 
     def _blockers(self) -> dict:
@@ -336,6 +342,7 @@ def _attached(request, *, ticket: Ticket, comment: Comment | None = None) -> Res
 
 
 class TicketAttachmentViewSet(TicketIdScopedViewSet):
+    parser_classes = [MultiPartParser]
     required_roles = {"create": Role.EDITOR}
 
     @extend_schema(description="Attach files to the ticket: editor and up.",

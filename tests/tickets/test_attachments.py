@@ -152,7 +152,7 @@ class TestUploadToTicket:
 
     @pytest.mark.parametrize("body", [{}, {"files": "shot.png"}])
     def test_files_are_required(self, client_for, editor, ticket, settings, body):
-        response = client_for(editor).post(upload_url(ticket), body)
+        response = client_for(editor).post(upload_url(ticket), body, format="multipart")
         assert (response.status_code, response.json()) == (422, {"error": "files is required", "field": "files"})
         assert_nothing_stored(settings)
 

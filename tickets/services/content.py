@@ -15,7 +15,7 @@ from projects.models import Project
 from tickets import broadcast, history, selectors
 from tickets.models import Blocker, ChecklistItem, Comment, Ticket
 
-from .locking import writable_ticket
+from .locking import lock_tickets, writable_ticket
 
 
 def content_changed(ticket: Ticket, actor: User, action: Action, changes: dict, *, on_board: bool) -> None:
@@ -161,12 +161,15 @@ def _blocks(*, project_id: int, start: int, goal: int) -> bool:
 @transaction.atomic
 def add_blocker(*, ticket: Ticket, blocker: Ticket, actor: User) -> None:
     """`blocker` (a live ticket of the same project: the caller checks) comes to block `ticket`."""
-    ticket = writable_ticket(ticket)
-    # One blocker link is added per project at a time: two links added at once could close a cycle
-    # that neither transaction sees. The project row is locked after the ticket's, as every write does.
-    Project.objects.select_for_update().only("pk").get(pk=ticket.project_id)
     if blocker.pk == ticket.pk:
         raise RuleViolation("blocker_ticket_id: a ticket cannot block itself", field="blocker_ticket_id")
+    # Both tickets, in id order: the new link's foreign key needs the blocker's row, which a link the
+    # other way round, added at the same moment, would otherwise hold. Then the project row: one link
+    # is added per project at a time, since two links added at once could close a cycle that neither
+    # transaction sees. Tickets before the project, as every write locks them.
+    lock_tickets([ticket, blocker])
+    ticket = writable_ticket(ticket)
+    Project.objects.select_for_update().only("pk").get(pk=ticket.project_id)
     old_ids = set(ticket.blocked_by_links.values_list("blocker_id", flat=True))
     if blocker.pk in old_ids:
         return

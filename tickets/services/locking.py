@@ -10,6 +10,12 @@ def locked_ticket(ticket: Ticket) -> Ticket:
     return Ticket.objects.select_for_update(of=("self",)).select_related("project", "status").get(pk=ticket.pk)
 
 
+def lock_tickets(tickets: list[Ticket]) -> None:
+    """Row locks on several tickets, taken in id order so that writers of overlapping sets queue, never deadlock."""
+    list(Ticket.objects.select_for_update(of=("self",)).filter(pk__in=[t.pk for t in tickets]).order_by("pk")
+         .values_list("pk", flat=True))
+
+
 def writable_ticket(ticket: Ticket) -> Ticket:
     """Locked, and not archived (archived tickets can be read, unarchived and deleted, nothing else)."""
     ticket = locked_ticket(ticket)

@@ -1,0 +1,55 @@
+"""The API reference is tested, not hoped for: every answer the suite receives through an API client is
+checked against the live OpenAPI schema (status declared, body of the declared shape), so a response that
+drifts from the reference fails the test that caused it."""
+
+import functools
+
+from drf_spectacular.generators import SchemaGenerator
+from openapi_core import OpenAPI
+from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
+from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
+from rest_framework.test import APIClient
+
+
+class AnsweredRequest(DjangoOpenAPIRequest):
+    """The request as far as a response check needs it: its route and method, not its (consumed) body."""
+
+    @property
+    def body(self) -> bytes:
+        return b""
+
+
+@functools.cache
+def openapi() -> OpenAPI:
+    return OpenAPI.from_dict(SchemaGenerator().get_schema(request=None, public=True))
+
+
+def check_against_schema(response) -> None:
+    request = response.wsgi_request
+    if not request.path.startswith("/api/v1/") or request.path.startswith("/api/v1/schema/"):
+        return
+    if response.status_code >= 500 or response.streaming:
+        return  # a real server error fails its own test; file downloads are checked by their tests
+    try:
+        openapi().validate_response(AnsweredRequest(request), DjangoOpenAPIResponse(response))
+    except PathNotFound:
+        assert response.status_code == 404, f"{request.path} is answered but not in the API reference"
+    except OperationNotFound:
+        assert response.status_code in (401, 405), f"{request.method} {request.path} is not in the API reference"
+    except Exception as error:  # openapi-core's validation errors: say what did not match
+        raise AssertionError(f"{request.method} {request.path} → {response.status_code} contradicts the API "
+                             f"reference: {reasons(error)}\n{response.content[:300]!r}") from error
+
+
+def reasons(error: Exception) -> str:
+    causes = getattr(error.__cause__, "schema_errors", None) or getattr(error, "schema_errors", None)
+    if causes:
+        return "; ".join(f"{'/'.join(map(str, cause.absolute_path))}: {cause.message[:200]}" for cause in causes)
+    return f"{type(error).__name__}: {error}"
+
+
+class SchemaCheckedClient(APIClient):
+    def request(self, **kwargs):
+        response = super().request(**kwargs)
+        check_against_schema(response)
+        return response
