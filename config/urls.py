@@ -13,6 +13,7 @@ api_v1 = [
     path("schema/swagger-ui/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
+    path("", include("timetracking.urls")),
 ]
 
 urlpatterns = [
