@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce, NullIf, TruncDate
+from django.db.models.functions import Coalesce, Lower, NullIf, TruncDate
 from django.http import Http404
 
 from accounts.models import User
@@ -91,7 +91,7 @@ def _by_user(entries: QuerySet, project: Project, start: date, end: date) -> lis
     rows = _grouped(entries.annotate(user_name=Coalesce(NullIf("user__name", Value("")), "user__username")),
                     "user_id", "user_name")
     return [{"user_id": row["user_id"], "user_name": row["user_name"], "minutes": row["seconds"] // 60}
-            for row in rows.order_by("-seconds", "user_name", "user_id")]
+            for row in rows.order_by("-seconds", Lower("user_name"), "user_id")]
 
 
 def _by_ticket(entries: QuerySet, project: Project, start: date, end: date) -> list[dict]:
