@@ -10,7 +10,7 @@ class TimeEntryAdmin(admin.ModelAdmin):
     """Entries are made through the API, whose services keep the one-running-timer rule and the ticket's
     history; here staff look them up and may correct a note."""
 
-    list_display = ("id", "ticket_ref", "user", "minutes", "state", "started_at", "stopped_at", "created_at")
+    list_display = ("id", "ticket_ref", "user", "minutes", "state", "note", "started_at", "stopped_at", "created_at")
     list_filter = ("project", "user", "is_running")
     list_select_related = ("ticket__project", "user")
     search_fields = ("note",)
