@@ -32,6 +32,10 @@ from .serializers import (
 
 TIMER = envelope("Timer", success=True, entry=TimerOutput())
 LISTED_ENTRY = envelope("TimeEntryWritten", success=True, entry=TimeEntryListOutput())
+TIMER_CONFLICT = OpenApiResponse(
+    envelope("TimerConflict", error=serializers.CharField(), running_ticket_id=serializers.IntegerField(
+        required=False, help_text="The ticket of the caller's running timer, when that is what refused it")),
+    description="Another timer of the caller runs, the ticket is archived, or the timer is not in a state for this")
 
 
 def _timer(entry: TimeEntry) -> Response:
@@ -61,11 +65,7 @@ class TicketTimeEntriesViewSet(TicketIdScopedViewSet):
 
     @extend_schema(description="Start the caller's timer. 422 with `running_ticket_id` while another of the "
                                "caller's timers runs; 422 on an archived ticket.",
-                   request=None, responses={200: TIMER, 422: OpenApiResponse(
-                       envelope("TimerConflict", error=serializers.CharField(),
-                                running_ticket_id=serializers.IntegerField(required=False)),
-                       description="A timer of the caller already runs, or the ticket is archived"),
-                       **error_responses(401, 404)})
+                   request=None, responses={200: TIMER, 422: TIMER_CONFLICT, **error_responses(401, 404)})
     def start(self, request, ticket_id):
         return _timer(services.start_timer(ticket=self.ticket, user=request.user))
 
@@ -101,7 +101,7 @@ class TimeEntryViewSet(ProjectScopedViewSet):
 
     @extend_schema(description="Resume a paused timer with a new segment. 422 with `running_ticket_id` while "
                                "another timer of the caller runs. Its owner only.",
-                   request=None, responses={200: TIMER, **error_responses(401, 403, 404, 422)})
+                   request=None, responses={200: TIMER, 422: TIMER_CONFLICT, **error_responses(401, 403, 404)})
     def resume(self, request, entry_id):
         return _timer(services.resume_timer(entry=self.object))
 
