@@ -15,6 +15,7 @@ api_v1 = [
     path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
+    path("", include("timetracking.urls")),
 ]
 
 urlpatterns = [

@@ -1,6 +1,7 @@
 import factory
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from accounts.models import User
@@ -9,6 +10,7 @@ from projects.models import Membership, Project, Status, StatusCategory, Tag
 from projects.roles import Role
 from tickets.models import Attachment, Blocker, ChecklistItem, Comment, Ticket
 from tickets.services import next_ticket_number
+from timetracking.models import TimeEntry, TimerState
 
 PASSWORD = "correct horse battery staple"
 
@@ -140,3 +142,17 @@ class AttachmentFactory(DjangoModelFactory):
     filesize = 10
     mime_type = "text/plain"
     uploaded_by = factory.LazyAttribute(lambda attachment: attachment.ticket.created_by)
+
+
+class TimeEntryFactory(DjangoModelFactory):
+    """A stopped entry of 30 minutes by the ticket's creator; pass is_running, started_at … for a timer."""
+
+    class Meta:
+        model = TimeEntry
+
+    ticket = factory.SubFactory(TicketFactory)
+    user = factory.LazyAttribute(lambda entry: entry.ticket.created_by)
+    project = factory.LazyAttribute(lambda entry: entry.ticket.project)
+    seconds = 30 * 60
+    is_running = TimerState.STOPPED
+    created_at = factory.LazyFunction(timezone.now)

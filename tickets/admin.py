@@ -1,11 +1,22 @@
 import re
 
 from django.contrib import admin, messages
+from django.db.models import Q
 
 from . import services
 from .models import Activity, Ticket
 
 REF = re.compile(r"^\s*([A-Za-z0-9]+)-(\d+)\s*$")
+
+
+def ticket_ref_filter(search_term: str, *, through: str = "") -> Q | None:
+    """"APL-12" as a filter on the ticket reached through `through` ("ticket__" from a time entry, "" for
+    tickets themselves); None when the term is not a ticket reference."""
+    match = REF.match(search_term)
+    if match is None:
+        return None
+    prefix, number = match.groups()
+    return Q(**{f"{through}project__prefix__iexact": prefix, f"{through}number": int(number)})
 
 
 class PresenceFilter(admin.SimpleListFilter):
@@ -63,10 +74,9 @@ class TicketAdmin(admin.ModelAdmin):
 
     def get_search_results(self, request, queryset, search_term):
         """"APL-12" finds that ticket; anything else searches titles."""
-        match = REF.match(search_term)
-        if match:
-            prefix, number = match.groups()
-            return queryset.filter(project__prefix__iexact=prefix, number=int(number)), False
+        by_ref = ticket_ref_filter(search_term)
+        if by_ref is not None:
+            return queryset.filter(by_ref), False
         return super().get_search_results(request, queryset, search_term)
 
     @admin.action(description="Restore selected deleted tickets")

@@ -1,0 +1,101 @@
+from datetime import timedelta
+
+from rest_framework import serializers
+
+from config.api.fields import ObjectIdField
+
+from .models import TimeEntry, TimerState
+from .selectors import GROUPINGS
+
+MAX_MINUTES = 1_000_000  # far beyond any real entry, well inside the column
+MAX_NOTE = 1000
+REPORT_DAYS = 30  # the default range: `to` and the 29 days before it
+MAX_REPORT_DAYS = 366
+
+# ---- input ----------------------------------------------------------------------------------
+
+
+class ManualEntryInput(serializers.Serializer):
+    minutes = serializers.IntegerField(min_value=1, max_value=MAX_MINUTES)
+    note = serializers.CharField(max_length=MAX_NOTE, required=False, allow_blank=True, default="")
+
+
+class UpdateEntryInput(ManualEntryInput):
+    # Left out: the note stays as it is.
+    note = serializers.CharField(max_length=MAX_NOTE, required=False, allow_blank=True)
+
+
+class TimeReportInput(serializers.Serializer):
+    to = serializers.DateField(required=False, help_text="Last day counted (UTC), YYYY-MM-DD; default today")
+    group_by = serializers.ChoiceField(choices=list(GROUPINGS), default="user")
+    user_id = ObjectIdField(required=False, help_text="Only this user's entries")
+    format = serializers.ChoiceField(choices=["json", "csv"], default="json",
+                                     help_text="csv: a download with a header row of the row keys")
+
+    def get_fields(self):
+        # `from` is a Python keyword, so it cannot be declared as an attribute.
+        return {"from": serializers.DateField(required=False, help_text=(
+            f"First day counted (UTC), YYYY-MM-DD; default {REPORT_DAYS - 1} days before `to`")),
+            **super().get_fields()}
+
+    def validate(self, attrs):
+        end = attrs.get("to") or self.context["today"]
+        start = attrs.get("from") or end - timedelta(days=REPORT_DAYS - 1)
+        if start > end:
+            raise serializers.ValidationError({"from": "must not be after to"})
+        if (end - start).days + 1 > MAX_REPORT_DAYS:
+            raise serializers.ValidationError({"from": f"the range covers at most {MAX_REPORT_DAYS} days"})
+        return {**attrs, "from": start, "to": end}
+
+
+# ---- output ---------------------------------------------------------------------------------
+
+class TimeEntryOutput(serializers.ModelSerializer):
+    minutes = serializers.IntegerField(help_text="Whole minutes; of a running or paused timer, its finished "
+                                                 "segments only")
+    is_running = serializers.ChoiceField(choices=TimerState.choices,
+                                         help_text="0 stopped or manual, 1 running, 2 paused")
+
+    class Meta:
+        model = TimeEntry
+        fields = ["id", "ticket_id", "minutes", "is_running", "started_at", "stopped_at", "note"]
+
+
+class TimeEntryListOutput(TimeEntryOutput):
+    """An entry as the ticket's list shows it (also the answer of adding and updating one)."""
+
+    user_name = serializers.CharField(source="user.display_name")
+    user_avatar = serializers.CharField(source="user.avatar", allow_null=True)
+
+    class Meta(TimeEntryOutput.Meta):
+        fields = ["id", "ticket_id", "user_id", "project_id", "minutes", "is_running", "started_at", "stopped_at",
+                  "note", "user_name", "user_avatar"]
+
+
+class TimerOutput(TimeEntryOutput):
+    """An entry with where it runs: the answer of start, stop, pause, resume, running and active."""
+
+    ticket_title = serializers.CharField(source="ticket.title")
+    project_name = serializers.CharField(source="ticket.project.name")
+    ticket_ref = serializers.CharField(source="ticket.prefix_ref")
+
+    class Meta(TimeEntryOutput.Meta):
+        fields = TimeEntryOutput.Meta.fields + ["ticket_title", "project_name", "ticket_ref"]
+
+
+class UserRowOutput(serializers.Serializer):
+    user_id = serializers.IntegerField()
+    user_name = serializers.CharField()
+    minutes = serializers.IntegerField()
+
+
+class TicketRowOutput(serializers.Serializer):
+    ticket_id = serializers.IntegerField()
+    ticket_ref = serializers.CharField()
+    title = serializers.CharField()
+    minutes = serializers.IntegerField()
+
+
+class DayRowOutput(serializers.Serializer):
+    date = serializers.DateField()
+    minutes = serializers.IntegerField()
