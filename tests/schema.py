@@ -20,16 +20,36 @@ class AnsweredRequest(DjangoOpenAPIRequest):
 
 
 @functools.cache
+def schema() -> dict:
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+@functools.cache
 def openapi() -> OpenAPI:
-    return OpenAPI.from_dict(SchemaGenerator().get_schema(request=None, public=True))
+    return OpenAPI.from_dict(schema())
+
+
+def declared_media_types(request, status: int) -> list[str]:
+    operation = schema()["paths"][AnsweredRequest(request).path_pattern][request.method.lower()]
+    return list(operation["responses"][str(status)].get("content", {}))
+
+
+def check_media_type(request, response) -> None:
+    """A file or CSV answer: its status and media type must be declared; its bytes are the test's to check."""
+    media_type = response["Content-Type"].split(";")[0]
+    declared = declared_media_types(request, response.status_code)
+    assert media_type in declared or "*/*" in declared, (
+        f"{request.method} {request.path} → {response.status_code} {media_type} is not declared: {declared}")
 
 
 def check_against_schema(response) -> None:
     request = response.wsgi_request
     if not request.path.startswith("/api/v1/") or request.path.startswith("/api/v1/schema/"):
         return
-    if response.status_code >= 500 or response.streaming:
-        return  # a real server error fails its own test; file downloads are checked by their tests
+    if response.status_code >= 500:
+        return  # a real server error fails its own test
+    if response.streaming or not response["Content-Type"].startswith("application/json"):
+        return check_media_type(request, response)
     try:
         openapi().validate_response(AnsweredRequest(request), DjangoOpenAPIResponse(response))
     except PathNotFound:
