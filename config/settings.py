@@ -80,6 +80,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "notifications.context_processors.unread_notifications",
             ],
         },
     },
@@ -201,6 +202,9 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
+    # Two fields named `type` (ticket, notification): each enumeration named for what it types.
+    "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
+                            "NotificationTypeEnum": "notifications.models.NotificationType"},
 }
 
 LOGGING = {

@@ -7,12 +7,11 @@ and sends nothing. Nothing is read again after commit.
 
 from collections.abc import Sequence
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import F
 
 from accounts.models import User
+from core import live
 from core.events import Event
 from projects.models import Project
 
@@ -62,4 +61,4 @@ def reserve_seq(*, project_id: int, count: int) -> int:
 
 
 def publish(project_id: int, frames: list[dict]) -> None:
-    async_to_sync(get_channel_layer().group_send)(board_group(project_id), {"type": "board.frames", "frames": frames})
+    live.send([(board_group(project_id), {"type": "board.frames", "frames": frames})])

@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from notifications import rules as notification_rules
 from projects.models import Project
 from tickets import broadcast, history, selectors
 from tickets.models import Blocker, ChecklistItem, Comment, Ticket
@@ -52,6 +53,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
     comment = Comment.objects.create(ticket=ticket, author=author, message=message)
     content_changed(ticket, author, Action.COMMENTED, {"comment": {"old": None, "new": _comment_state(comment)}},
                     on_board=True)
+    notification_rules.comment_added(ticket=ticket, comment=comment, actor=author)
     return comment
 
 
@@ -59,6 +61,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
 def edit_comment(*, comment: Comment, message: str, actor: User) -> Comment:
     ticket, comment = writable_comment(comment)
     if comment.message != message:
+        notification_rules.comment_edited(ticket=ticket, old_message=comment.message, new_message=message, actor=actor)
         _change_part(ticket, comment, actor, Action.COMMENT_EDITED, "comment", on_board=False, message=message)
     return comment
 
