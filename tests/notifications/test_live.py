@@ -5,7 +5,6 @@ import contextlib
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import transaction
 
 from accounts.services import issue_token, revoke_token
 from config.asgi import application
@@ -21,8 +20,7 @@ from tests.realtime.conftest import (  # noqa: F401 (async_db_connections: a fix
     session_of,
     token_of,
 )
-from tests.tickets.conftest import status_of, ticket_url
-from tickets import services
+from tests.tickets.conftest import ticket_url
 
 pytestmark = ASYNC_DB_TESTS
 
@@ -82,19 +80,6 @@ async def test_each_user_hears_only_of_their_own(client_for, ticket, manager, ed
         assert (await creator.receive_json_from())["event"] == "notification.created"
         assert await bystander.receive_nothing()
         assert await actor.receive_nothing()
-
-
-async def test_a_rolled_back_action_sends_nothing(project, ticket, manager, editor):
-    @database_sync_to_async
-    def move_then_fail():
-        with pytest.raises(RuntimeError), transaction.atomic():
-            services.move_ticket(ticket=ticket, status=status_of(project, "done"), actor=editor)
-            raise RuntimeError("a later step of the same transaction fails")
-
-    async with notification_socket(bearer(await token_of(manager))) as socket:
-        await move_then_fail()
-        assert await socket.receive_nothing()
-    assert not await Notification.objects.aexists()
 
 
 async def test_the_browser_session_opens_the_socket_from_its_own_origin(client_for, ticket, manager, editor):

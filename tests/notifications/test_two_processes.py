@@ -2,25 +2,15 @@
 reaches the notification socket of the ticket's creator, connected to the other."""
 
 import asyncio
-import json
 import os
-
-from websockets.asyncio.client import connect
 
 from accounts.services import issue_token
 from tests.factories import TicketFactory
 from tests.realtime.servers import DaphneServer
 from tests.realtime.test_two_processes import pytestmark as two_processes
-from tests.realtime.test_two_processes import served_database_url
+from tests.realtime.test_two_processes import served_database_url, watch_move
 
 pytestmark = two_processes
-
-
-async def watch(socket_url: str, token: str, act) -> dict:
-    async with connect(socket_url, additional_headers={"Authorization": f"Bearer {token}"},
-                       open_timeout=10) as socket:
-        await asyncio.to_thread(act)
-        return json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
 
 
 def test_a_comment_through_one_process_reaches_a_socket_on_the_other(project, manager, editor):
@@ -29,7 +19,7 @@ def test_a_comment_through_one_process_reaches_a_socket_on_the_other(project, ma
     env = {"DATABASE_URL": served_database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
 
     with DaphneServer(env) as server_a, DaphneServer(env) as server_b:
-        frame = asyncio.run(watch(
+        frame = asyncio.run(watch_move(
             f"{server_b.ws_url}/ws/v1/notifications/", manager_token,
             lambda: server_a.post(f"/api/v1/projects/{project.id}/tickets/{ticket.number}/comments",
                                   {"comment": "From server A"}, editor_token),
