@@ -26,6 +26,7 @@
     const scheme = window.location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${window.location.host}${badge.dataset.socketPath}`);
     socket.addEventListener("open", () => {
+      badge.dataset.live = ""; // the badge is current from here on (tests wait for it)
       delay = 1000;
       if (reconnecting) refresh();
     });
@@ -34,6 +35,7 @@
       if (frame.event === "notification.created") show(frame.unread_count);
     });
     socket.addEventListener("close", (event) => {
+      delete badge.dataset.live;
       if (event.code === ACCESS_LOST) return;
       setTimeout(() => connect(true), delay);
       delay = Math.min(delay * 2, 30000);
