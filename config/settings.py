@@ -81,6 +81,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "notifications.context_processors.unread_notifications",
             ],
         },
     },
@@ -207,6 +208,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema.add_common_errors"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
+    # Two fields named `type` (ticket, notification): each enumeration named for what it types.
+    "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
+                            "NotificationTypeEnum": "notifications.models.NotificationType"},
 }
 
 LOGGING = {

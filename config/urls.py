@@ -16,6 +16,7 @@ api_v1 = [
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
     path("", include("timetracking.urls")),
+    path("", include("notifications.urls")),
 ]
 
 urlpatterns = [
@@ -25,6 +26,7 @@ urlpatterns = [
     re_path(r"^api/", csrf_exempt(api_errors.not_found)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
+    path("", include("notifications.page_urls")),
     path("", include("accounts.urls")),
 ]
 

@@ -4,7 +4,7 @@ from enum import StrEnum
 
 
 class Event(StrEnum):
-    """The `event` of a frame sent to a project's board viewers."""
+    """The `event` of a live frame: sent to a project's board viewers, or (notification.*) to one user."""
 
     TICKET_CREATED = "ticket.created"
     TICKET_UPDATED = "ticket.updated"
@@ -13,6 +13,7 @@ class Event(StrEnum):
     TICKET_UNARCHIVED = "ticket.unarchived"
     TICKET_DELETED = "ticket.deleted"
     COLUMN_SORTED = "column.sorted"
+    NOTIFICATION_CREATED = "notification.created"
 
 
 class Action(StrEnum):

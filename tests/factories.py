@@ -5,6 +5,7 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from accounts.models import User
+from notifications.models import Notification, NotificationType
 from projects import services as project_services
 from projects.models import Membership, Project, Status, StatusCategory, Tag
 from projects.roles import Role
@@ -156,3 +157,18 @@ class TimeEntryFactory(DjangoModelFactory):
     seconds = 30 * 60
     is_running = TimerState.STOPPED
     created_at = factory.LazyFunction(timezone.now)
+
+
+class NotificationFactory(DjangoModelFactory):
+    """An unread reaction notification about a ticket, for a user of its project (add the membership)."""
+
+    class Meta:
+        model = Notification
+
+    ticket = factory.SubFactory(TicketFactory)
+    project = factory.SelfAttribute("ticket.project")
+    user = factory.SubFactory(UserFactory)
+    actor = factory.LazyAttribute(lambda notification: notification.ticket.created_by)
+    type = NotificationType.REACTION
+    message = factory.LazyAttribute(
+        lambda notification: f"{notification.actor.display_name} commented on {notification.ticket.prefix_ref}")

@@ -7,12 +7,11 @@ and sends nothing. Nothing is read again after commit.
 
 from collections.abc import Sequence
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import F
 
 from accounts.models import User
+from core import live
 from core.events import Event
 from projects.models import Project
 
@@ -46,8 +45,7 @@ def announce(*, project_id: int, frames: list[dict], actor: User) -> None:
     actor_ref = {"id": actor.pk, "name": actor.display_name}
     frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": first + offset}
               for offset, frame in enumerate(frames)]
-    # A function, not a partial: Django names the callback (__qualname__) when it logs its failure.
-    transaction.on_commit(lambda: publish(project_id, frames), robust=True)
+    live.send_after_commit([(board_group(project_id), {"type": "board.frames", "frames": frames})])
 
 
 def reserve_seq(*, project_id: int, count: int) -> int:
@@ -59,7 +57,3 @@ def reserve_seq(*, project_id: int, count: int) -> int:
     assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
     Project.objects.filter(pk=project_id).update(board_seq=F("board_seq") + count)
     return Project.objects.values_list("board_seq", flat=True).get(pk=project_id) - count + 1
-
-
-def publish(project_id: int, frames: list[dict]) -> None:
-    async_to_sync(get_channel_layer().group_send)(board_group(project_id), {"type": "board.frames", "frames": frames})

@@ -1,6 +1,7 @@
 import pytest
 from django.utils import timezone
 
+from core import live
 from projects.roles import Role
 from tests.factories import TicketFactory
 from tickets import services
@@ -107,7 +108,7 @@ def test_a_broadcast_failure_does_not_fail_the_move(client_for, editor, ticket, 
     def unreachable(*args, **kwargs):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(services.broadcast, "publish", unreachable)
+    monkeypatch.setattr(live, "send", unreachable)
     with django_capture_on_commit_callbacks(execute=True):
         response = move(client_for(editor), ticket, {"status": "todo"})
     assert response.status_code == 200

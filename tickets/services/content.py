@@ -11,11 +11,12 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from notifications import rules as notification_rules
 from projects.models import Project
 from tickets import broadcast, history, selectors
 from tickets.models import Blocker, ChecklistItem, Comment, Ticket
 
-from .locking import lock_tickets, writable_ticket
+from .locking import writable_ticket
 
 
 def content_changed(ticket: Ticket, actor: User, action: Action, changes: dict, *, on_board: bool) -> None:
@@ -52,6 +53,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
     comment = Comment.objects.create(ticket=ticket, author=author, message=message)
     content_changed(ticket, author, Action.COMMENTED, {"comment": {"old": None, "new": _comment_state(comment)}},
                     on_board=True)
+    notification_rules.comment_added(ticket=ticket, comment=comment, actor=author)
     return comment
 
 
@@ -59,6 +61,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
 def edit_comment(*, comment: Comment, message: str, actor: User) -> Comment:
     ticket, comment = writable_comment(comment)
     if comment.message != message:
+        notification_rules.comment_edited(ticket=ticket, old_message=comment.message, new_message=message, actor=actor)
         _change_part(ticket, comment, actor, Action.COMMENT_EDITED, "comment", on_board=False, message=message)
     return comment
 
@@ -163,12 +166,9 @@ def add_blocker(*, ticket: Ticket, blocker: Ticket, actor: User) -> None:
     """`blocker` (a live ticket of the same project: the caller checks) comes to block `ticket`."""
     if blocker.pk == ticket.pk:
         raise RuleViolation("blocker_ticket_id: a ticket cannot block itself", field="blocker_ticket_id")
-    # Both tickets, in id order: the new link's foreign key needs the blocker's row, which a link the
-    # other way round, added at the same moment, would otherwise hold. Then the project row: one link
-    # is added per project at a time, since two links added at once could close a cycle that neither
-    # transaction sees. Tickets before the project, as every write locks them.
-    lock_tickets([ticket, blocker])
     ticket = writable_ticket(ticket)
+    # One link is added per project at a time: two links added at once could close a cycle that neither
+    # transaction sees. The project row comes after the ticket's, as in every write.
     Project.objects.select_for_update().only("pk").get(pk=ticket.project_id)
     old_ids = set(ticket.blocked_by_links.values_list("blocker_id", flat=True))
     if blocker.pk in old_ids:

@@ -10,6 +10,7 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, ChecklistItem, Ticket, TicketType
@@ -129,8 +130,10 @@ def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
     from_status = ticket.status
     if from_status == status:
         return ticket
-    return _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, _entering(ticket, status),
-                  from_status=from_status.slug, to_status=status.slug)
+    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, _entering(ticket, status),
+                    from_status=from_status.slug, to_status=status.slug)
+    notification_rules.ticket_moved(ticket=ticket, actor=actor)
+    return ticket
 
 
 @transaction.atomic
@@ -176,6 +179,8 @@ def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) ->
     history.record(ticket=ticket, actor=actor, action=Action.ASSIGNED if assign else Action.UNASSIGNED,
                    changes={"assignees": history.ids_change(old_ids, new_ids)})
     broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+    if assign:
+        notification_rules.user_assigned(ticket=ticket, user_id=user_id, actor=actor)
     return ticket
 
 
@@ -195,7 +200,7 @@ def unassign_user(*, ticket: Ticket, user_id: int, actor: User) -> Ticket:
 def sort_column(*, project: Project, status: Status, ticket_ids: list[int], actor: User) -> None:
     """Reorder a whole column: `ticket_ids` must be exactly its current tickets."""
     # Locked in id order, so two sorts of one column queue instead of deadlocking.
-    column = {ticket.pk: ticket for ticket in Ticket.objects.select_for_update().active()
+    column = {ticket.pk: ticket for ticket in Ticket.objects.select_for_update(no_key=True).active()
               .filter(project=project, status=status).order_by("pk")}
     if len(ticket_ids) != len(set(ticket_ids)) or set(ticket_ids) != set(column):
         raise RuleViolation("ticket_ids: must list exactly the tickets of the column, each once",

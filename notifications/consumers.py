@@ -1,0 +1,45 @@
+"""The caller's notification stream: one websocket per open page or client, relaying notification frames."""
+
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from accounts.models import ApiToken, User
+from tickets.consumers import ACCESS_LOST, ACCESS_RECHECK_SECONDS
+
+from .broadcast import notification_group
+
+
+@database_sync_to_async
+def still_admitted(user: User, token: ApiToken | None) -> bool:
+    """The token is still usable (not revoked or expired, its user active); a session's user still active."""
+    if token is not None:
+        return ApiToken.objects.usable().filter(pk=token.pk).exists()
+    return User.objects.filter(pk=user.pk, is_active=True).exists()
+
+
+class NotificationConsumer(AsyncJsonWebsocketConsumer):
+    """Behind accounts.websocket's middleware: `scope["user"]` is authenticated. Everyone has a stream
+    of their own, so there is nothing more to check at the handshake."""
+
+    async def connect(self):
+        self.user, self.token = self.scope["user"], self.scope["api_token"]
+        self.checked_at = time.monotonic()
+        group = notification_group(self.user.pk)
+        self.groups.append(group)  # left again on disconnect
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.allowed = True
+        await self.accept()
+
+    async def notification_created(self, message):
+        if not self.allowed:
+            return
+        # As on the board: a revoked token or a deactivated user stops receiving within a few seconds.
+        if time.monotonic() - self.checked_at >= ACCESS_RECHECK_SECONDS:
+            if not await still_admitted(self.user, self.token):
+                self.allowed = False
+                await self.close(code=ACCESS_LOST)
+                return
+            self.checked_at = time.monotonic()
+        await self.send_json(message["frame"])

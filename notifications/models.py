@@ -1,0 +1,46 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from projects.models import Project
+from tickets.models import Ticket
+
+
+class NotificationType(models.TextChoices):
+    REACTION = "reaction"
+    ASSIGNMENT = "assignment"
+    STATUS_CHANGE = "status_change"
+    MENTION = "mention"
+
+
+class Notification(models.Model):
+    """Something a user is told about a ticket: written by the action's own service (notifications.rules).
+
+    Indexes, by the query each one serves (a user may hold 100,000 old rows):
+    - notification_list_idx (user, -created_at, -id): the list, `WHERE user_id = … ORDER BY created_at DESC,
+      id DESC LIMIT 20`, read in index order and stopped after 20 visible rows.
+    - notification_unread_idx (user, project, ticket) WHERE read_at IS NULL: only unread rows, so it stays
+      small however many read ones pile up. The unread count (user, then the membership check per project),
+      the `unread` filter of the list, mark-read-for-ticket (user, project, ticket) and mark-all-read (user).
+    """
+
+    # No index of its own: both indexes below start with it.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications",
+                             db_index=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="notifications")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    type = models.CharField(max_length=20, choices=NotificationType)
+    message = models.CharField(max_length=500)
+    read_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "-created_at", "-id"], name="notification_list_idx"),
+            models.Index(fields=["user", "project", "ticket"], condition=Q(read_at__isnull=True),
+                         name="notification_unread_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} for {self.user_id}: {self.message}"

@@ -1,0 +1,46 @@
+"""Reads of notifications. A user sees only those of projects they are still a member of."""
+
+from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.http import Http404
+
+from accounts.models import User
+from projects.models import Membership
+from tickets.models import Ticket
+
+from .models import Notification
+
+LIST_LIMIT = 20
+
+
+def visible_notifications() -> QuerySet[Notification]:
+    """Notifications whose user is still a member of their project (probed on the membership's unique
+    (user, project) index, row by row as the notification indexes deliver them)."""
+    return Notification.objects.filter(
+        Exists(Membership.objects.filter(user_id=OuterRef("user_id"), project_id=OuterRef("project_id"))))
+
+
+def recent_notifications(*, user: User, unread_only: bool = False) -> QuerySet[Notification]:
+    """The newest first, at most LIST_LIMIT: one query, on notification_list_idx."""
+    notifications = visible_notifications().filter(user=user)
+    if unread_only:
+        notifications = notifications.filter(read_at__isnull=True)
+    return notifications.order_by("-created_at", "-id")[:LIST_LIMIT]
+
+
+def unread_count(*, user: User) -> int:
+    """One query, on notification_unread_idx."""
+    return visible_notifications().filter(user=user, read_at__isnull=True).count()
+
+
+def unread_counts(*, user_ids: set[int]) -> dict[int, int]:
+    """unread_count of several users in one grouped query; a user without unread ones is left out."""
+    return dict(visible_notifications().filter(user_id__in=user_ids, read_at__isnull=True)
+                .order_by().values("user_id").annotate(count=Count("id")).values_list("user_id", "count"))
+
+
+def visible_ticket(*, user: User, ticket_id: int) -> Ticket:
+    """A live ticket of a project the user is a member of; any other id, existing or not, reads the same."""
+    ticket = Ticket.objects.live().filter(pk=ticket_id, project__memberships__user=user).first()
+    if ticket is None:
+        raise Http404("ticket not found")
+    return ticket
