@@ -13,6 +13,7 @@ api_v1 = [
     path("schema/swagger-ui/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
+    path("", include("docs_area.urls")),
 ]
 
 urlpatterns = [
@@ -22,6 +23,7 @@ urlpatterns = [
     re_path(r"^api/", csrf_exempt(api_errors.not_found)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
+    path("", include("docs_area.page_urls")),
     path("", include("accounts.urls")),
 ]
 
