@@ -243,7 +243,7 @@ def _reorder(model, project_id: int, ids: list[int], level_field: str, field: st
     rows = model.objects.live().filter(project_id=project_id).in_bulk(ids)
     missing = [pk for pk in ids if pk not in rows]
     if missing:
-        raise RuleViolation(f"{field}: {missing[0]} is not a {model._meta.verbose_name} of this project", field=field)
+        raise RuleViolation(f"{field}: no {model._meta.verbose_name} {missing[0]} in this project", field=field)
     if len({getattr(row, level_field) for row in rows.values()}) > 1:
         raise RuleViolation(f"{field}: all must be in the same folder", field=field)
     for position, pk in enumerate(ids):
