@@ -33,7 +33,9 @@ KEEP = Keep()
 
 
 def _lock_project(project_id: int) -> Project:
-    return Project.objects.select_for_update().get(pk=project_id)
+    # NO KEY UPDATE: documentation writes queue behind each other, while rows that merely reference the
+    # project (new tickets, memberships) are still inserted meanwhile.
+    return Project.objects.select_for_update(no_key=True).only("pk").get(pk=project_id)
 
 
 def _unique_slug(taken: QuerySet, title: str, fallback: str) -> str:
