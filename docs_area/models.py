@@ -17,11 +17,10 @@ class LiveQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=True)
 
 
-class Folder(models.Model):
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="doc_folders")
-    # Deleting a folder through the API is soft and reparents its children first; SET_NULL only
-    # matters for a hard delete in the admin, where the children land at the root instead of vanishing.
-    parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
+class TreeEntry(models.Model):
+    """What folders and articles share: a titled place in a project's tree, with a slug unique among its kind."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="doc_%(class)ss")
     title = models.CharField(max_length=TITLE_MAX)
     slug = models.SlugField(max_length=SLUG_MAX, allow_unicode=True)
     sort_order = models.IntegerField(default=0)
@@ -31,6 +30,18 @@ class Folder(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = LiveQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Folder(TreeEntry):
+    # Deleting a folder through the API is soft and reparents its children first; SET_NULL only
+    # matters for a hard delete in the admin, where the children land at the root instead of vanishing.
+    parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
 
     class Meta:
         constraints = [
@@ -40,25 +51,12 @@ class Folder(models.Model):
         ]
         indexes = [models.Index(fields=["project", "parent", "sort_order"], name="docs_folder_level_idx")]
 
-    def __str__(self) -> str:
-        return self.title
 
-
-class Article(models.Model):
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="doc_articles")
+class Article(TreeEntry):
     folder = models.ForeignKey(Folder, on_delete=models.SET_NULL, null=True, blank=True, related_name="articles")
-    title = models.CharField(max_length=TITLE_MAX)
-    slug = models.SlugField(max_length=SLUG_MAX, allow_unicode=True)
     content = models.TextField(blank=True, max_length=CONTENT_MAX, help_text="Markdown")
-    sort_order = models.IntegerField(default=0)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    deleted_at = models.DateTimeField(null=True, blank=True)
-
-    objects = LiveQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -66,9 +64,6 @@ class Article(models.Model):
                                     name="docs_article_unique_live_slug"),
         ]
         indexes = [models.Index(fields=["project", "folder", "sort_order"], name="docs_article_level_idx")]
-
-    def __str__(self) -> str:
-        return self.title
 
 
 class ArticleVersion(models.Model):

@@ -71,6 +71,11 @@ def _folder_for(project_id: int, folder_id: int | None, field: str) -> Folder | 
     return folder
 
 
+def _soft_delete(row) -> None:
+    row.deleted_at = timezone.now()
+    row.save(update_fields=["deleted_at", "updated_at"])
+
+
 def _relocked(model, obj):
     """The object read again under the project's lock; deleted meanwhile: 404."""
     fresh = model.objects.live().filter(pk=obj.pk).first()
@@ -115,8 +120,7 @@ def delete_folder(*, folder: Folder, actor: User) -> int | None:
     folder = _relocked(Folder, folder)
     Folder.objects.live().filter(parent=folder).update(parent_id=folder.parent_id, updated_at=timezone.now())
     Article.objects.live().filter(folder=folder).update(folder_id=folder.parent_id)
-    folder.deleted_at = timezone.now()
-    folder.save(update_fields=["deleted_at", "updated_at"])
+    _soft_delete(folder)
     return folder.parent_id
 
 
@@ -154,9 +158,7 @@ def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, c
 def delete_article(*, article: Article, actor: User) -> None:
     """Soft delete: its comments, attachments and versions stay with it, out of sight."""
     _lock_project(article.project_id)
-    article = _relocked(Article, article)
-    article.deleted_at = timezone.now()
-    article.save(update_fields=["deleted_at", "updated_at"])
+    _soft_delete(_relocked(Article, article))
 
 
 def copy_article(*, article: Article, actor: User) -> Article:
@@ -211,9 +213,7 @@ def edit_comment(*, comment: ArticleComment, message: str, actor: User) -> Artic
 def delete_comment(*, comment: ArticleComment, actor: User) -> None:
     """Soft delete: the row stays, the article no longer shows it."""
     _live_article_locked(comment.article)
-    comment = _relocked(ArticleComment, comment)
-    comment.deleted_at = timezone.now()
-    comment.save(update_fields=["deleted_at", "updated_at"])
+    _soft_delete(_relocked(ArticleComment, comment))
 
 
 def attach_files(*, article: Article, uploads: list[Upload], actor: User) -> list[ArticleAttachment]:
