@@ -1,19 +1,9 @@
 from django.contrib import admin
 
+from tickets.admin import DeletedFilter
+
 from . import services
 from .models import Article, ArticleAttachment, ArticleComment, ArticleVersion, Folder
-
-
-class DeletedFilter(admin.SimpleListFilter):
-    title = parameter_name = "deleted"
-
-    def lookups(self, request, model_admin):
-        return [("yes", "Yes"), ("no", "No")]
-
-    def queryset(self, request, queryset):
-        if self.value() in {"yes", "no"}:
-            return queryset.filter(deleted_at__isnull=self.value() == "no")
-        return queryset
 
 
 @admin.register(Folder)
