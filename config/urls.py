@@ -17,6 +17,7 @@ api_v1 = [
     path("", include("tickets.urls")),
     path("", include("timetracking.urls")),
     path("", include("notifications.urls")),
+    path("", include("docs_area.urls")),
 ]
 
 urlpatterns = [
@@ -27,6 +28,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
     path("", include("notifications.page_urls")),
+    path("", include("docs_area.page_urls")),
     path("", include("accounts.urls")),
 ]
 

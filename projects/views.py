@@ -4,6 +4,7 @@ from operator import attrgetter
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
@@ -42,7 +43,17 @@ class ProjectScopedViewSet(ViewSet):
     required_roles: dict[str, Rule] = {}
     # How the project is reached from the object, for URLs without {project_id} (e.g. "ticket.project_id").
     project_of: str | None = None
+    # Actions that receive files: multipart/form-data; every other action takes JSON only (a form is a 415).
+    upload_actions: frozenset[str] = frozenset()
     not_found_message = "project not found"
+
+    def get_parsers(self):
+        # DRF asks before it sets self.action (the schema generator sets it first, with no request).
+        request = getattr(self, "request", None)
+        action = self.action_map.get(request.method.lower()) if request is not None else self.action
+        if action in self.upload_actions:
+            return [MultiPartParser()]
+        return super().get_parsers()
 
     def find_object(self):
         """The object the URL names (raising Http404 when there is none), or None for project-wide routes."""

@@ -5,6 +5,7 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from accounts.models import User
+from docs_area.models import Article, ArticleAttachment, ArticleComment, Folder
 from notifications.models import Notification, NotificationType
 from projects import services as project_services
 from projects.models import Membership, Project, Status, StatusCategory, Tag
@@ -172,3 +173,53 @@ class NotificationFactory(DjangoModelFactory):
     type = NotificationType.REACTION
     message = factory.LazyAttribute(
         lambda notification: f"{notification.actor.display_name} commented on {notification.ticket.prefix_ref}")
+
+
+class FolderFactory(DjangoModelFactory):
+    """A documentation folder; give `parent` (of the same project) to nest it."""
+
+    class Meta:
+        model = Folder
+
+    project = factory.SubFactory(ProjectFactory)
+    parent = None
+    title = factory.Sequence(lambda n: f"Folder {n}")
+    slug = factory.Sequence(lambda n: f"folder-{n}")
+    sort_order = factory.Sequence(lambda n: n)
+    created_by = factory.LazyAttribute(lambda folder: folder.project.owner)
+
+
+class ArticleFactory(DjangoModelFactory):
+    class Meta:
+        model = Article
+
+    project = factory.SubFactory(ProjectFactory)
+    folder = None
+    title = factory.Sequence(lambda n: f"Article {n}")
+    slug = factory.Sequence(lambda n: f"article-{n}")
+    content = "# Hello\n\nSome *Markdown*."
+    sort_order = factory.Sequence(lambda n: n)
+    created_by = factory.LazyAttribute(lambda article: article.project.owner)
+
+
+class ArticleCommentFactory(DjangoModelFactory):
+    class Meta:
+        model = ArticleComment
+
+    article = factory.SubFactory(ArticleFactory)
+    user = factory.LazyAttribute(lambda comment: comment.article.created_by)
+    message = factory.Sequence(lambda n: f"Remark {n}")
+
+
+class ArticleAttachmentFactory(DjangoModelFactory):
+    """A stored text file on an article (in the test's MEDIA_ROOT)."""
+
+    class Meta:
+        model = ArticleAttachment
+
+    article = factory.SubFactory(ArticleFactory)
+    original_name = factory.Sequence(lambda n: f"guide-{n}.txt")
+    file = factory.LazyAttribute(lambda attachment: ContentFile(b"guide text", name=attachment.original_name))
+    filesize = 10
+    mime_type = "text/plain"
+    uploaded_by = factory.LazyAttribute(lambda attachment: attachment.article.created_by)

@@ -2,7 +2,6 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from attachments.files import download_response
@@ -216,7 +215,9 @@ class CommentViewSet(ProjectScopedViewSet):
         "update": OwnerOr(None, owners=lambda comment: {comment.author_id},
                           message="only its author can edit a comment"),
         "destroy": OwnerOr(Role.MANAGER, owners=lambda comment: {comment.author_id}),
+        "attach": OwnerOr(Role.EDITOR, owners=lambda comment: {comment.author_id}),
     }
+    upload_actions = frozenset({"attach"})
 
     def find_object(self) -> Comment:
         return selectors.live_comment(comment_id=self.kwargs["comment_id"])
@@ -232,17 +233,10 @@ class CommentViewSet(ProjectScopedViewSet):
         services.delete_comment(comment=self.object, actor=request.user)
         return Response({"ok": True})
 
-class CommentAttachmentViewSet(CommentViewSet):
-    """The comment's upload route: multipart/form-data, where the other comment routes take JSON."""
-
-    parser_classes = [MultiPartParser]
-    required_roles = {"attach": OwnerOr(Role.EDITOR, owners=lambda comment: {comment.author_id})}
-
     @extend_schema(description="Attach files to the comment (and its ticket): its author, or editor and up.",
                    request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
     def attach(self, request, comment_id):
         return _attached(request, ticket=self.object.ticket, comment=self.object)
-
 
 class TicketChecklistViewSet(TicketIdScopedViewSet):
     """A ticket's checklist: add an item at the end, reorder them all."""
@@ -342,7 +336,7 @@ def _attached(request, *, ticket: Ticket, comment: Comment | None = None) -> Res
 
 
 class TicketAttachmentViewSet(TicketIdScopedViewSet):
-    parser_classes = [MultiPartParser]
+    upload_actions = frozenset({"create"})
     required_roles = {"create": Role.EDITOR}
 
     @extend_schema(description="Attach files to the ticket: editor and up.",

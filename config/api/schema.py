@@ -72,9 +72,10 @@ class ApiAutoSchema(AutoSchema):
         return [next(area for pattern, area in AREAS if re.search(pattern, self.path))]
 
     def get_operation_id(self) -> str:
-        # "tickets_move": what a generated client names its function; a view that shares an area and an
-        # action name with another says its own with extend_schema(operation_id=...).
-        return f"{self.get_tags()[0].replace(' ', '_')}_{self.view.action}"
+        # "tickets_move", "docs_folder_create": what a generated client names its function. Views that
+        # share an area name what they act on in `schema_noun`.
+        noun = getattr(self.view, "schema_noun", None)
+        return "_".join(filter(None, [self.get_tags()[0].replace(" ", "_"), noun, self.view.action]))
 
     def get_description(self) -> str:
         # Only what a view says for API users (extend_schema's description), never its docstring,

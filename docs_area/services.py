@@ -1,0 +1,263 @@
+"""Every write of the documentation area, one function per action.
+
+Each takes the project's row lock first: slugs are chosen and the folder tree is checked for
+cycles while no other documentation write of the project can change them (the unique constraints
+on live slugs stay as the backstop). On SQLite the IMMEDIATE transactions serialize writes anyway.
+"""
+
+from django.db import transaction
+from django.db.models import Max, QuerySet
+from django.http import Http404
+from django.utils import timezone
+from django.utils.text import slugify
+
+from accounts.models import User
+from attachments import files
+from attachments.uploads import Upload
+from core.errors import RuleViolation
+from projects.models import Project
+
+from . import selectors
+from .models import SLUG_MAX, TITLE_MAX, Article, ArticleAttachment, ArticleComment, ArticleVersion, Folder
+
+COPY_SUFFIX = " (copy)"
+# Room for "-<n>" after the title's slug.
+SLUG_BASE_MAX = SLUG_MAX - 12
+
+
+class Keep:
+    """An optional field left out of an update: `parent_id` None means "to the root", so it needs its own value."""
+
+
+KEEP = Keep()
+
+
+def _lock_project(project_id: int) -> Project:
+    # NO KEY UPDATE: documentation writes queue behind each other, while rows that merely reference the
+    # project (new tickets, memberships) are still inserted meanwhile.
+    return Project.objects.select_for_update(no_key=True).only("pk").get(pk=project_id)
+
+
+def _unique_slug(taken: QuerySet, title: str, fallback: str) -> str:
+    """The title's slug, or the first free `slug-2`, `slug-3`, … among the live rows of `taken`."""
+    base = slugify(title, allow_unicode=True)[:SLUG_BASE_MAX].strip("-") or fallback
+    used = set(taken.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, number = base, 2
+    while slug in used:
+        slug, number = f"{base}-{number}", number + 1
+    return slug
+
+
+def _folder_slug(project_id: int, title: str, *, exclude: int | None = None) -> str:
+    return _unique_slug(Folder.objects.live().filter(project_id=project_id).exclude(pk=exclude), title, "folder")
+
+
+def _article_slug(project_id: int, title: str, *, exclude: int | None = None) -> str:
+    return _unique_slug(Article.objects.live().filter(project_id=project_id).exclude(pk=exclude), title, "article")
+
+
+def _end_of(level: QuerySet) -> int:
+    last = level.aggregate(last=Max("sort_order"))["last"]
+    return 0 if last is None else last + 1
+
+
+def _folder_for(project_id: int, folder_id: int | None, field: str) -> Folder | None:
+    """A live folder of the project named in a body (None for the root); anything else is a 422 on `field`."""
+    if folder_id is None:
+        return None
+    folder = Folder.objects.live().filter(project_id=project_id, pk=folder_id).first()
+    if folder is None:
+        raise RuleViolation(f"{field}: folder not found in this project", field=field)
+    return folder
+
+
+def _soft_delete(row) -> None:
+    row.deleted_at = timezone.now()
+    row.save(update_fields=["deleted_at", "updated_at"])
+
+
+def _relocked(model, obj):
+    """The object read again under the project's lock; deleted meanwhile: 404."""
+    fresh = model.objects.live().filter(pk=obj.pk).first()
+    if fresh is None:
+        raise Http404(f"{model._meta.verbose_name} not found")
+    return fresh
+
+
+@transaction.atomic
+def create_folder(*, project: Project, title: str, parent_id: int | None, actor: User) -> Folder:
+    _lock_project(project.pk)
+    parent = _folder_for(project.pk, parent_id, "parent_id")
+    return Folder.objects.create(
+        project=project, parent=parent, title=title, slug=_folder_slug(project.pk, title),
+        sort_order=_end_of(selectors.level_folders(project=project, parent_id=parent_id)), created_by=actor)
+
+
+@transaction.atomic
+def update_folder(*, folder: Folder, actor: User, title: str | Keep = KEEP,
+                  parent_id: int | None | Keep = KEEP) -> Folder:
+    _lock_project(folder.project_id)
+    folder = _relocked(Folder, folder)
+    if not isinstance(title, Keep) and title != folder.title:
+        folder.title, folder.slug = title, _folder_slug(folder.project_id, title, exclude=folder.pk)
+    if not isinstance(parent_id, Keep) and parent_id != folder.parent_id:
+        if parent_id == folder.pk:
+            raise RuleViolation("parent_id: a folder cannot be its own parent", field="parent_id")
+        parent = _folder_for(folder.project_id, parent_id, "parent_id")
+        if folder.pk in selectors.ancestry(selectors.folder_parents(project_id=folder.project_id), parent_id):
+            raise RuleViolation("parent_id: a folder cannot be moved under one of its own subfolders",
+                                field="parent_id")
+        folder.parent = parent
+        folder.sort_order = _end_of(selectors.level_folders(project=folder.project, parent_id=parent_id))
+    folder.save()
+    return folder
+
+
+@transaction.atomic
+def delete_folder(*, folder: Folder, actor: User) -> int | None:
+    """Soft delete; its live subfolders and articles move up to its parent, which is returned."""
+    _lock_project(folder.project_id)
+    folder = _relocked(Folder, folder)
+    Folder.objects.live().filter(parent=folder).update(parent_id=folder.parent_id, updated_at=timezone.now())
+    Article.objects.live().filter(folder=folder).update(folder_id=folder.parent_id)
+    _soft_delete(folder)
+    return folder.parent_id
+
+
+@transaction.atomic
+def create_article(*, project: Project, title: str, content: str, folder_id: int | None, actor: User) -> Article:
+    _lock_project(project.pk)
+    folder = _folder_for(project.pk, folder_id, "folder_id")
+    return Article.objects.create(
+        project=project, folder=folder, title=title, slug=_article_slug(project.pk, title), content=content,
+        sort_order=_end_of(selectors.level_articles(project=project, folder_id=folder_id)), created_by=actor)
+
+
+@transaction.atomic
+def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, content: str | Keep = KEEP,
+                   folder_id: int | None | Keep = KEEP) -> Article:
+    """Sets `updated_by` to the caller; a change of title or content keeps the previous pair as a version."""
+    _lock_project(article.project_id)
+    article = _relocked(Article, article)
+    new_title = article.title if isinstance(title, Keep) else title
+    new_content = article.content if isinstance(content, Keep) else content
+    if (new_title, new_content) != (article.title, article.content):
+        ArticleVersion.objects.create(article=article, title=article.title, content=article.content, edited_by=actor)
+    if new_title != article.title:
+        article.slug = _article_slug(article.project_id, new_title, exclude=article.pk)
+    article.title, article.content = new_title, new_content
+    if not isinstance(folder_id, Keep) and folder_id != article.folder_id:
+        article.folder = _folder_for(article.project_id, folder_id, "folder_id")
+        article.sort_order = _end_of(selectors.level_articles(project=article.project, folder_id=folder_id))
+    article.updated_by = actor
+    article.save()
+    return article
+
+
+@transaction.atomic
+def delete_article(*, article: Article, actor: User) -> None:
+    """Soft delete: its comments, attachments and versions stay with it, out of sight."""
+    _lock_project(article.project_id)
+    _soft_delete(_relocked(Article, article))
+
+
+def copy_article(*, article: Article, actor: User) -> Article:
+    """A new article beside the original, owned by the caller, with copies of its attachment files of its own.
+
+    The files are copied before the transaction (as uploads are stored); if the original is deleted
+    meanwhile the copy fails with 404 and the copied files are removed.
+    """
+    originals = list(selectors.article_attachments(article=article))
+    records = [ArticleAttachment(original_name=original.original_name, filesize=original.filesize,
+                                 mime_type=original.mime_type, uploaded_by=actor) for original in originals]
+
+    def commit() -> Article:
+        _lock_project(article.project_id)
+        source = _relocked(Article, article)
+        title = (source.title[:TITLE_MAX - len(COPY_SUFFIX)] + COPY_SUFFIX)
+        copy = Article.objects.create(
+            project_id=source.project_id, folder_id=source.folder_id, title=title, content=source.content,
+            slug=_article_slug(source.project_id, title),
+            sort_order=_end_of(selectors.level_articles(project=source.project, folder_id=source.folder_id)),
+            created_by=actor)
+        for record in records:
+            record.article = copy
+        ArticleAttachment.objects.bulk_create(records)
+        return copy
+
+    return files.store_then_commit(records, files.copied_contents(originals), commit)
+
+
+def _live_article_locked(article: Article) -> Article:
+    _lock_project(article.project_id)
+    return _relocked(Article, article)
+
+
+@transaction.atomic
+def add_comment(*, article: Article, author: User, message: str) -> ArticleComment:
+    article = _live_article_locked(article)
+    return ArticleComment.objects.create(article=article, user=author, message=message)
+
+
+@transaction.atomic
+def edit_comment(*, comment: ArticleComment, message: str, actor: User) -> ArticleComment:
+    _live_article_locked(comment.article)
+    comment = _relocked(ArticleComment, comment)
+    if comment.message != message:
+        comment.message = message
+        comment.save(update_fields=["message", "updated_at"])
+    return comment
+
+
+@transaction.atomic
+def delete_comment(*, comment: ArticleComment, actor: User) -> None:
+    """Soft delete: the row stays, the article no longer shows it."""
+    _live_article_locked(comment.article)
+    _soft_delete(_relocked(ArticleComment, comment))
+
+
+def attach_files(*, article: Article, uploads: list[Upload], actor: User) -> list[ArticleAttachment]:
+    """Store checked uploads on the article: all of them or none."""
+    attachments = files.records_for(ArticleAttachment, uploads, uploaded_by=actor, article=article)
+
+    def commit() -> list[ArticleAttachment]:
+        _live_article_locked(article)
+        return ArticleAttachment.objects.bulk_create(attachments)
+
+    return files.store_then_commit(attachments, files.uploaded_contents(uploads), commit)
+
+
+@transaction.atomic
+def delete_attachment(*, attachment: ArticleAttachment, actor: User) -> None:
+    """The record goes now, the stored file once that is committed: a rollback keeps both."""
+    _live_article_locked(attachment.article)
+    attachment = ArticleAttachment.objects.filter(pk=attachment.pk).first()
+    if attachment is None:
+        raise Http404("attachment not found")
+    attachment.delete()
+    files.delete_file_on_commit(attachment)
+
+
+def _reorder(model, project_id: int, ids: list[int], level_field: str, field: str) -> list:
+    """The rows named by `ids`, each given its position; all must be live rows of one level of the project."""
+    if len(ids) != len(set(ids)):
+        raise RuleViolation(f"{field}: an id is listed twice", field=field)
+    rows = model.objects.live().filter(project_id=project_id).in_bulk(ids)
+    missing = [pk for pk in ids if pk not in rows]
+    if missing:
+        raise RuleViolation(f"{field}: no {model._meta.verbose_name} {missing[0]} in this project", field=field)
+    if len({getattr(row, level_field) for row in rows.values()}) > 1:
+        raise RuleViolation(f"{field}: all must be in the same folder", field=field)
+    for position, pk in enumerate(ids):
+        rows[pk].sort_order = position
+    return list(rows.values())
+
+
+@transaction.atomic
+def sort_docs(*, project: Project, folder_ids: list[int] | None, article_ids: list[int] | None, actor: User) -> None:
+    """Array position becomes sort_order; every id is checked before anything is written."""
+    _lock_project(project.pk)
+    folders = _reorder(Folder, project.pk, folder_ids or [], "parent_id", "folders")
+    articles = _reorder(Article, project.pk, article_ids or [], "folder_id", "articles")
+    Folder.objects.bulk_update(folders, ["sort_order"])
+    Article.objects.bulk_update(articles, ["sort_order"])
