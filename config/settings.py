@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -99,11 +100,33 @@ SQLITE_OPTIONS = {
 }
 
 
+def env_number(name: str, default: float, kind: type = int) -> float:
+    value = os.environ.get(name, "").strip()
+    return kind(value) if value else default
+
+
+def database_pool() -> dict:
+    """psycopg_pool arguments for one server process. Under ASGI every request runs its database work in a
+    thread of its own, so persistent connections (CONN_MAX_AGE) pile up one per thread until PostgreSQL
+    refuses clients; the pool caps them at max_size per process, and a request that finds them all busy
+    waits up to `timeout` seconds (then PoolTimeout, answered 503 by the API)."""
+    min_size = env_number("DATABASE_POOL_MIN_SIZE", 2)
+    max_size = env_number("DATABASE_POOL_MAX_SIZE", 10)
+    if not 0 <= min_size <= max_size or max_size < 1:
+        raise ImproperlyConfigured("need 0 <= DATABASE_POOL_MIN_SIZE <= DATABASE_POOL_MAX_SIZE, and a max of 1 or more")
+    return {"min_size": min_size, "max_size": max_size, "timeout": env_number("DATABASE_POOL_TIMEOUT", 10.0, float)}
+
+
 def database_config() -> dict:
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
     config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    elif config["ENGINE"] == "django.db.backends.postgresql":
+        # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool. The
+        # health checks stay on: the pool then checks a connection before handing it out.
+        config["CONN_MAX_AGE"] = 0
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool()}
     return config
 
 

@@ -4,7 +4,9 @@ import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import OperationalError
 from django.http import Http404
+from psycopg_pool import PoolTimeout
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
@@ -54,6 +56,12 @@ def api_exception_handler(exc, context):
         set_rollback()
         message, field = first_error(exc.detail)
         return Response(error_body(message, field), status=422)
+    if is_pool_timeout(exc):
+        # Every pooled connection stayed busy for the pool's whole timeout: the client may retry.
+        logger.warning("No database connection within the pool timeout in %s", context.get("view").__class__.__name__)
+        set_rollback()
+        return Response({"error": "the service is busy, try again shortly"},
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
     response = drf_exception_handler(exc, context)
     if response is None:
         # Not an API error: an API client still gets JSON, and the trace goes to the log.
@@ -62,6 +70,12 @@ def api_exception_handler(exc, context):
         return Response({"error": "internal server error"}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     response.data = {"error": _message_of(exc)}
     return response
+
+
+def is_pool_timeout(exc: Exception) -> bool:
+    """Django wraps the driver's errors: psycopg_pool's PoolTimeout arrives as the cause of an
+    OperationalError. Any other database error stays a 500."""
+    return isinstance(exc, OperationalError) and isinstance(exc.__cause__, PoolTimeout)
 
 
 def _message_of(exc) -> str:

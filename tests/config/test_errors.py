@@ -1,4 +1,7 @@
+import psycopg
 import pytest
+from django.db import OperationalError
+from psycopg_pool import PoolTimeout
 from rest_framework.test import APIClient
 
 from accounts.services import issue_token
@@ -46,14 +49,39 @@ def test_unsupported_media_type_is_json(api):
     assert response.json() == {"error": 'Unsupported media type "text/plain" in request.'}
 
 
+def unraised_api(user) -> APIClient:
+    """A client that gets the server's answer to an exception rather than the exception."""
+    client = APIClient(raise_request_exception=False)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=user)[1]}")
+    return client
+
+
 def test_server_error_is_json(manager, monkeypatch):
     def explode(**kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(selectors, "memberships_of", explode)
-    client = APIClient(raise_request_exception=False)
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=manager)[1]}")
-    response = client.get("/api/v1/projects")
+    response = unraised_api(manager).get("/api/v1/projects")
+    assert (response.status_code, response.json()) == (500, {"error": "internal server error"})
+
+
+def database_error(cause: Exception):
+    def fail(**kwargs):
+        raise OperationalError(str(cause)) from cause  # how Django's DatabaseErrorWrapper re-raises it
+
+    return fail
+
+
+def test_no_database_connection_within_the_pool_timeout_is_json_503(manager, monkeypatch):
+    monkeypatch.setattr(selectors, "memberships_of", database_error(PoolTimeout("couldn't get a connection after 10.00 sec")))
+    response = unraised_api(manager).get("/api/v1/projects")
+    assert (response.status_code, response.json()) == (503, {"error": "the service is busy, try again shortly"})
+    assert response["Retry-After"] == "1"
+
+
+def test_other_database_errors_stay_500(manager, monkeypatch):
+    monkeypatch.setattr(selectors, "memberships_of", database_error(psycopg.OperationalError("server closed the connection")))
+    response = unraised_api(manager).get("/api/v1/projects")
     assert (response.status_code, response.json()) == (500, {"error": "internal server error"})
 
 

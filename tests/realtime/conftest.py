@@ -57,7 +57,8 @@ async def send_to_board(project_id: int, frame: dict) -> None:
 @pytest_asyncio.fixture
 async def async_db_connections():
     """Close, at the end of an async test, the connections its consumers and API calls opened in the
-    database thread: PostgreSQL's persistent ones would otherwise keep the test database busy."""
+    database thread. On PostgreSQL that hands them back to the pool: one still held there would keep
+    a pooled connection out of use until the thread ends."""
     yield
     await database_sync_to_async(connections.close_all)()
 

@@ -1,6 +1,7 @@
 """A daphne process serving this project on a free loopback port: for the tests and benchmarks that
 need a real server (several processes, a real browser, hundreds of websockets)."""
 
+import http.client
 import json
 import os
 import socket
@@ -10,9 +11,21 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 30
+
+
+def served_database_url(**options: str) -> str:
+    """pytest-django's test database, not the one DATABASE_URL names, as a URL for a server process;
+    `options` become query parameters (connection options such as application_name)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else "")
+    query = f"?{urlencode(options)}" if options else ""
+    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}{query}"
 
 
 def free_port() -> int:
@@ -82,3 +95,30 @@ class DaphneServer:
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response)
+
+
+class ApiClient:
+    """One keep-alive HTTP connection to a server, for one thread at a time, as a bearer-token client.
+    Answers are (status, JSON body or None); transport errors raise."""
+
+    def __init__(self, server_url: str, token: str, timeout: float = 30):
+        host, port = server_url.removeprefix("http://").split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict | None]:
+        payload = json.dumps(body).encode() if body is not None else None
+        try:
+            self.connection.request(method, path, body=payload, headers=self.headers)
+            response = self.connection.getresponse()
+            raw = response.read()
+        except (http.client.HTTPException, OSError):
+            self.connection.close()  # the next request opens a new connection
+            raise
+        try:
+            return response.status, json.loads(raw)
+        except ValueError:
+            return response.status, None
+
+    def close(self) -> None:
+        self.connection.close()

@@ -4,16 +4,14 @@ reaches a board viewer connected to the other."""
 import asyncio
 import json
 import os
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
 from websockets.asyncio.client import connect
 
 from accounts.services import issue_token
 from tests.factories import TicketFactory
 
-from .servers import DaphneServer
+from .servers import DaphneServer, served_database_url
 
 pytestmark = [
     pytest.mark.postgres,
@@ -25,13 +23,6 @@ pytestmark = [
     # The servers read what the test writes: it must be committed.
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def served_database_url() -> str:
-    """pytest-django's test database, not the one DATABASE_URL names."""
-    db = connection.settings_dict
-    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else "")
-    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 async def watch_move(viewer_socket_url: str, viewer_token: str, move) -> dict:
