@@ -1,12 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path, re_path, register_converter
+from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
+import config.api.fields  # noqa: F401  (registers the <id:...> converter)
 from config.api import views as api_errors
-from config.api.fields import ObjectIdConverter
-
-register_converter(ObjectIdConverter, "id")
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

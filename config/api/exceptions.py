@@ -3,6 +3,7 @@
 import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions, status
@@ -54,6 +55,10 @@ def api_exception_handler(exc, context):
         set_rollback()
         message, field = first_error(exc.detail)
         return Response(error_body(message, field), status=422)
+    if isinstance(exc, SuspiciousOperation):
+        # Django's own refusals of a request it will not read (too big, too many fields): the client's fault.
+        status_code, message = refusal(exc)
+        return Response({"error": message}, status=status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         # Not an API error: an API client still gets JSON, and the trace goes to the log.
@@ -62,6 +67,15 @@ def api_exception_handler(exc, context):
         return Response({"error": "internal server error"}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     response.data = {"error": _message_of(exc)}
     return response
+
+
+def refusal(exc: SuspiciousOperation) -> tuple[int, str]:
+    """Status and message for a request Django refuses to read; its own wording names settings, for the log."""
+    if isinstance(exc, RequestDataTooBig):
+        return 413, "request body too large"
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return 400, "too many fields or query parameters"
+    return 400, "bad request"
 
 
 def _message_of(exc) -> str:
