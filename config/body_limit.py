@@ -5,11 +5,12 @@ the application: by `Content-Length` before a byte of the body is read, and for 
 counting bytes as they arrive and stopping at the limit. The refusal itself is answered by Django
 (`RefuseOversizedBody`), so it is JSON and carries the security and rate-limit headers of every answer.
 
-Limits: a multipart body on an upload route (an API path ending in `/attachments`) may carry
-DATA_UPLOAD_MAX_NUMBER_FILES files of attachments.uploads.MAX_FILE_SIZE plus their multipart framing;
-any other body REQUEST_BODY_MAX_SIZE (JSON: a 100,000-character description, escaped, fits many times).
+Limits: a multipart body on an upload route (an API path ending in `/attachments`) with a valid token
+may carry DATA_UPLOAD_MAX_NUMBER_FILES files of attachments.uploads.MAX_FILE_SIZE plus their multipart
+framing; any other body REQUEST_BODY_MAX_SIZE (JSON: a 100,000-character description, escaped, fits).
 """
 
+import asyncio
 import re
 
 from django.conf import settings
@@ -29,14 +30,8 @@ def upload_body_max_size() -> int:
     return settings.DATA_UPLOAD_MAX_NUMBER_FILES * MAX_FILE_SIZE + MULTIPART_OVERHEAD
 
 
-def body_limit(scope) -> int:
-    if UPLOAD_ROUTE.match(scope["path"]) and header(scope, b"content-type").startswith(b"multipart/form-data"):
-        return upload_body_max_size()
-    return settings.REQUEST_BODY_MAX_SIZE
-
-
-def header(scope, name: bytes) -> bytes:
-    return next((value for key, value in scope["headers"] if key.lower() == name), b"").lower()
+def header(scope, name: bytes) -> str:
+    return next((value for key, value in scope["headers"] if key.lower() == name), b"").decode("latin1")
 
 
 def declared_length(scope) -> int | None:
@@ -44,8 +39,24 @@ def declared_length(scope) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+def may_upload(scope) -> bool:
+    return bool(UPLOAD_ROUTE.match(scope["path"])) and header(scope, b"content-type").lower().startswith(
+        "multipart/form-data")
+
+
+async def has_valid_token(scope) -> bool:
+    from channels.db import database_sync_to_async
+
+    from accounts.authentication import authenticate_token
+    from accounts.services import BEARER
+
+    match = BEARER.fullmatch(header(scope, b"authorization").strip())
+    return match is not None and await database_sync_to_async(authenticate_token)(match.group(1)) is not None
+
+
 class BodySizeLimit:
-    """ASGI middleware for the HTTP app."""
+    """ASGI middleware for the HTTP app. A body over REQUEST_BODY_MAX_SIZE is read only on an upload
+    route and only with a valid token (one indexed lookup, made once the body is known to be that big)."""
 
     def __init__(self, app):
         self.app = app
@@ -54,32 +65,56 @@ class BodySizeLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         scope = dict(scope)
-        limit = body_limit(scope)
+        limit = settings.REQUEST_BODY_MAX_SIZE
+        can_grow = may_upload(scope)
+
+        async def allowed(size: int) -> bool:
+            nonlocal limit, can_grow
+            if size > limit and can_grow:
+                can_grow = False
+                if await has_valid_token(scope):
+                    limit = upload_body_max_size()
+            if size > limit:
+                scope[REFUSED] = limit
+                return False
+            return True
+
         length = declared_length(scope)
-        if length is not None and length > limit:
-            scope[REFUSED] = limit
-            return await self.app(scope, self._nothing_read, send)
+        if length is not None and not await allowed(length):
+            return await self.app(scope, refused_body(), send)
         received = 0
+        after_refusal = refused_body()
 
         async def counting_receive():
             nonlocal received
             if REFUSED in scope:
-                return FINAL_EMPTY_BODY
+                return await after_refusal()
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > limit:
-                    # What was read stays (at most the limit); the rest is never read: the server drops it
-                    # with the connection once the 413 is sent.
-                    scope[REFUSED] = limit
-                    return FINAL_EMPTY_BODY
+                if not await allowed(received):
+                    # What was read stays (at most the limit); the application never sees the rest. A server
+                    # that keeps the connection (uvicorn) skips it as it arrives, so the client reads the 413
+                    # instead of a reset.
+                    return await after_refusal()
             return message
 
         return await self.app(scope, counting_receive, send)
 
-    @staticmethod
-    async def _nothing_read():
+
+def refused_body():
+    """The receive() of a refused request: an empty body, then nothing: Django's wait for a disconnect
+    ends when it has sent the 413."""
+    ended = False
+
+    async def receive():
+        nonlocal ended
+        if ended:
+            await asyncio.Future()
+        ended = True
         return FINAL_EMPTY_BODY
+
+    return receive
 
 
 class RefuseOversizedBody:
@@ -91,7 +126,5 @@ class RefuseOversizedBody:
     def __call__(self, request):
         limit = getattr(request, "scope", {}).get(REFUSED)
         if limit is not None:
-            response = JsonResponse({"error": f"request body too large: at most {limit} bytes here"}, status=413)
-            response["Connection"] = "close"
-            return response
+            return JsonResponse({"error": f"request body too large: at most {limit} bytes here"}, status=413)
         return self.get_response(request)

@@ -4,6 +4,7 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 import config.api.fields  # noqa: F401  (registers the <id:...> converter)
+from accounts.forms import AdminLoginForm
 from config.api import views as api_errors
 
 api_v1 = [
@@ -14,6 +15,8 @@ api_v1 = [
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
 ]
+
+admin.site.login_form = AdminLoginForm  # the admin's login is locked out like the site's
 
 urlpatterns = [
     path("api/v1/", include(api_v1)),
