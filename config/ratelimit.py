@@ -87,13 +87,11 @@ def charge_token(request, token) -> None:
     quota = charge(f"token:{token.pk}", settings.API_RATE_LIMIT_PER_MINUTE)
     request.rate_quota = quota
     if quota.exceeded:
-        raise Throttled(wait=quota.retry_after(), detail="rate limit exceeded")
+        raise Throttled(detail="rate limit exceeded")  # Retry-After: stamped by the middleware
 
 
-def too_many(quota: Quota) -> JsonResponse:
-    response = JsonResponse({"error": "rate limit exceeded"}, status=429)
-    response["Retry-After"] = str(quota.retry_after())
-    return response
+def too_many() -> JsonResponse:
+    return JsonResponse({"error": "rate limit exceeded"}, status=429)
 
 
 class ApiRateLimitMiddleware:
@@ -107,17 +105,19 @@ class ApiRateLimitMiddleware:
         if not BEARER.fullmatch(request.headers.get("Authorization", "").strip()):
             quota = charge_address(request)  # certainly no valid token: counted before any work
             if quota.exceeded:
-                return self._stamped(too_many(quota), quota)
+                return self._stamped(too_many(), quota)
         response = self.get_response(request)
         quota = quota or getattr(request, "rate_quota", None)
         if quota is None:  # a well-formed token that did not authenticate, or a route that takes none
             quota = charge_address(request)
             if quota.exceeded:
-                response = too_many(quota)
+                response = too_many()
         return self._stamped(response, quota)
 
     @staticmethod
     def _stamped(response, quota: Quota):
         for name, value in quota.headers().items():
             response[name] = value
+        if quota.exceeded:
+            response["Retry-After"] = str(quota.retry_after())
         return response
