@@ -13,8 +13,13 @@ framing; any other body REQUEST_BODY_MAX_SIZE (JSON: a 100,000-character descrip
 import asyncio
 import re
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.http import JsonResponse
+
+from accounts.authentication import authenticate_token
+from accounts.services import BEARER
+from attachments.uploads import MAX_FILE_SIZE
 
 UPLOAD_ROUTE = re.compile(r"^/api/.+/attachments/?$")
 # Part headers, boundaries and the small text fields beside the files.
@@ -25,8 +30,6 @@ FINAL_EMPTY_BODY = {"type": "http.request", "body": b"", "more_body": False}
 
 
 def upload_body_max_size() -> int:
-    from attachments.uploads import MAX_FILE_SIZE
-
     return settings.DATA_UPLOAD_MAX_NUMBER_FILES * MAX_FILE_SIZE + MULTIPART_OVERHEAD
 
 
@@ -45,11 +48,6 @@ def may_upload(scope) -> bool:
 
 
 async def has_valid_token(scope) -> bool:
-    from channels.db import database_sync_to_async
-
-    from accounts.authentication import authenticate_token
-    from accounts.services import BEARER
-
     match = BEARER.fullmatch(header(scope, b"authorization").strip())
     return match is not None and await database_sync_to_async(authenticate_token)(match.group(1)) is not None
 

@@ -88,21 +88,12 @@ def test_every_app_with_inputs_is_found():
     assert {cls.__name__ for cls in INPUTS} >= {"CreateTicketInput", "MoveTicketInput", "CreateProjectInput"}
 
 
+@pytest.mark.parametrize("data_for", [body_for, query_for], ids=["json body", "query string"])
 @pytest.mark.parametrize("serializer_class", INPUTS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
-def test_any_json_body_is_accepted_or_refused_with_a_validation_error(serializer_class, context):
+def test_any_input_is_accepted_or_refused_with_a_validation_error(serializer_class, data_for, context):
     @PROPERTY_SETTINGS
-    @given(body=body_for(serializer_class))
-    def property_holds(body):
-        check(serializer_class, body, context)
-
-    property_holds()
-
-
-@pytest.mark.parametrize("serializer_class", INPUTS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
-def test_any_query_string_is_accepted_or_refused_with_a_validation_error(serializer_class, context):
-    @PROPERTY_SETTINGS
-    @given(query=query_for(serializer_class))
-    def property_holds(query):
-        check(serializer_class, query, context)
+    @given(data=data_for(serializer_class))
+    def property_holds(data):
+        check(serializer_class, data, context)
 
     property_holds()
