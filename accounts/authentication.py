@@ -1,12 +1,12 @@
 import hmac
-import re
 
 from rest_framework import authentication, exceptions
 
+from config.ratelimit import charge_token
+
 from . import services
 from .models import ApiToken
-
-BEARER = re.compile(r"Bearer ([0-9a-f]{64})")
+from .services import BEARER
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -24,6 +24,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         token = authenticate_token(match.group(1))
         if token is None:
             raise exceptions.AuthenticationFailed("invalid, expired or revoked token")
+        charge_token(request._request, token)
         services.record_token_use(token=token)
         return token.user, token
 

@@ -1,5 +1,9 @@
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils import timezone
+
+from . import lockout
 
 
 class GenerateTokenForm(forms.Form):
@@ -14,3 +18,34 @@ class GenerateTokenForm(forms.Form):
         if expires_on and expires_on < timezone.now().date():
             raise forms.ValidationError("The expiry date is in the past.")
         return expires_on
+
+
+class LockoutMixin:
+    """For Django's authentication forms: refuses a locked-out username and address before the password
+    is checked, and counts each failure (accounts/lockout.py)."""
+
+    locked_out = False
+
+    def clean(self):
+        username = self.cleaned_data.get("username") or ""
+        address = self.request.META.get("REMOTE_ADDR", "") if self.request else ""
+        if lockout.is_locked(username, address):
+            self.locked_out = True
+            raise forms.ValidationError(
+                f"Too many failed login attempts. This login is locked for {lockout.lockout_minutes()} minutes; "
+                "try again later.", code="locked")
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            lockout.record_failure(username, address)
+            raise
+        lockout.clear(username, address)
+        return cleaned
+
+
+class LoginForm(LockoutMixin, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(LockoutMixin, AdminAuthenticationForm):
+    pass

@@ -1,4 +1,5 @@
 import hashlib
+import re
 import secrets
 from datetime import datetime, timedelta
 
@@ -10,6 +11,8 @@ from .models import ApiToken, User
 
 # last_used_at is written at most this often per token, so reads do not all become writes.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+# How a token travels: `Authorization: Bearer <64 hex>`.
+BEARER = re.compile(r"Bearer ([0-9a-f]{64})")
 
 
 def token_digest(plain: str) -> str:

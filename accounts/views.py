@@ -2,6 +2,7 @@ from datetime import datetime, time, timezone
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from . import services
@@ -9,6 +10,7 @@ from .forms import GenerateTokenForm
 from .models import ApiToken
 
 
+@never_cache  # the answer to a POST shows a new token's secret: no cache, proxy or back button keeps it
 @login_required
 def api_access(request):
     """List the caller's tokens; a POST generates one and shows its secret this once."""

@@ -9,11 +9,12 @@ django_asgi_app = get_asgi_application()  # set up Django before importing consu
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from accounts.websocket import websocket_auth_stack  # noqa: E402
+from config.body_limit import BodySizeLimit  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": BodySizeLimit(django_asgi_app),
         "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),
     }
 )

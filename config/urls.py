@@ -1,24 +1,25 @@
 from django.contrib import admin
-from django.urls import include, path, re_path, register_converter
+from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
+import config.api.fields  # noqa: F401  (registers the <id:...> converter)
+from accounts.forms import AdminLoginForm
 from config.api import views as api_errors
-from config.api.fields import ObjectIdConverter
-
-register_converter(ObjectIdConverter, "id")
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so pages need no inline script (CSP).
     path("schema/swagger-ui/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
-    path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
     path("", include("timetracking.urls")),
     path("", include("notifications.urls")),
     path("", include("docs_area.urls")),
 ]
+
+admin.site.login_form = AdminLoginForm  # the admin's login is locked out like the site's
 
 urlpatterns = [
     path("api/v1/", include(api_v1)),

@@ -1,4 +1,5 @@
 import asyncio
+import uuid
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -21,6 +22,8 @@ def _test_server(settings):
     # Tests do not run collectstatic, so there is no manifest to look names up in.
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    # Rate-limit and login-failure counters of one test are not another's (Redis outlives the test).
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.fields import ObjectIdField
+from config.api.fields import ObjectIdField, SlugRelatedField
 from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
@@ -13,7 +13,7 @@ from .search import SEARCH_FIELDS
 
 
 @extend_schema_field(OpenApiTypes.STR)
-class ProjectStatusField(serializers.SlugRelatedField):
+class ProjectStatusField(SlugRelatedField):
     """A status slug of the project in the serializer's context, turned into its Status."""
 
     default_error_messages = {"does_not_exist": "unknown status {value}", "invalid": "must be a status slug"}

@@ -1,5 +1,6 @@
 from datetime import timedelta
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from config.api.fields import ObjectIdField
@@ -39,7 +40,7 @@ class TimeReportInput(serializers.Serializer):
             **super().get_fields()}
 
     def validate(self, attrs):
-        end = attrs.get("to") or self.context["today"]
+        end = attrs.get("to") or timezone.now().date()
         start = attrs.get("from") or end - timedelta(days=REPORT_DAYS - 1)
         if start > end:
             raise serializers.ValidationError({"from": "must not be after to"})

@@ -2,7 +2,6 @@ import csv
 import io
 
 from django.http import HttpResponse
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
@@ -166,7 +165,7 @@ class TimeReportViewSet(ProjectScopedViewSet):
             (200, "text/csv"): OpenApiTypes.STR,
             **error_responses(401, 404, 422)})
     def report(self, request, project_id):
-        params = validated(TimeReportInput, request.query_params, today=timezone.now().date())
+        params = validated(TimeReportInput, request.query_params)
         start, end, group_by = params["from"], params["to"], params["group_by"]
         report = selectors.time_report(project=self.project, start=start, end=end, group_by=group_by,
                                        user_id=params.get("user_id"))

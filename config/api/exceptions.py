@@ -3,6 +3,7 @@
 import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import OperationalError
 from django.http import Http404
@@ -62,6 +63,10 @@ def api_exception_handler(exc, context):
         set_rollback()
         return Response({"error": "the service is busy, try again shortly"},
                         status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
+    if isinstance(exc, SuspiciousOperation):
+        # Django's own refusals of a request it will not read (too big, too many fields): the client's fault.
+        status_code, message = refusal(exc)
+        return Response({"error": message}, status=status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         # Not an API error: an API client still gets JSON, and the trace goes to the log.
@@ -76,6 +81,15 @@ def is_pool_timeout(exc: Exception) -> bool:
     """Django wraps the driver's errors: psycopg_pool's PoolTimeout arrives as the cause of an
     OperationalError. Any other database error stays a 500."""
     return isinstance(exc, OperationalError) and isinstance(exc.__cause__, PoolTimeout)
+
+
+def refusal(exc: SuspiciousOperation) -> tuple[int, str]:
+    """Status and message for a request Django refuses to read; its own wording names settings, for the log."""
+    if isinstance(exc, RequestDataTooBig):
+        return 413, "request body too large"
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return 400, "too many fields or query parameters"
+    return 400, "bad request"
 
 
 def _message_of(exc) -> str:

@@ -1,4 +1,5 @@
 from django.core.validators import RegexValidator
+from django.urls import register_converter
 from rest_framework import serializers
 
 hex_color = RegexValidator(r"^#[0-9a-fA-F]{6}$", "must be a hex color like #1a2b3c")
@@ -19,6 +20,15 @@ class ObjectIdField(serializers.IntegerField):
         super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
 
 
+class SlugRelatedField(serializers.SlugRelatedField):
+    """A slug naming a row: refused before the lookup when PostgreSQL could not even compare it (NUL)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ObjectIdConverter:
     """`<id:name>` in API paths: like `<int:...>`, but a number too large to be an id matches no route (404)."""
 
@@ -29,3 +39,8 @@ class ObjectIdConverter:
 
     def to_url(self, value) -> str:
         return str(value)
+
+
+# Registered where the converter is defined, so every URL module that imports it (pages, API,
+# websocket routes, which load before the root URLconf) can use `<id:...>`.
+register_converter(ObjectIdConverter, "id")

@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_MEANINGS = {
-    400: "Malformed JSON, or a body that is not a JSON object",
+    400: "A request that cannot be read: malformed JSON, a body that is not a JSON object, too many parameters",
     401: "Missing, invalid, expired or revoked API token",
     403: "Your role in the project is too low for this action",
     404: "Not found, or not reachable with this token",
@@ -93,15 +93,14 @@ class TimestampFieldExtension(OpenApiSerializerFieldExtension):
 
 
 def add_common_errors(result, generator, request, public):
-    """Answers every operation can get whatever its view says: 401, and for a body 400, 413 and 415."""
+    """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415."""
     error = {"description": "", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}}
     for item in result["paths"].values():
         for operation in item.values():
             responses = operation["responses"]
-            codes = [401, 429]
+            codes = [400, 401, 429]
             if "requestBody" in operation:
-                is_json = "application/json" in operation["requestBody"]["content"]
-                codes += [400, 413, 415] if is_json else [413, 415]
+                codes += [413, 415]
             for code in codes:
                 responses.setdefault(str(code), {**error, "description": ERROR_MEANINGS[code]})
             operation["responses"] = dict(sorted(responses.items()))

@@ -1,0 +1,123 @@
+"""API rate limits (decisions.md, "rate limits"): a fixed one-minute window per token for requests that
+carry a valid token, per client address for every other request under /api/ (no token, a malformed or an
+invalid one: invalid-token floods count against their address). Each request charges one counter in
+Django's default cache, Redis when REDIS_URL is set, so every server process counts together; every API
+answer tells the client where it stands in `X-RateLimit-*` headers.
+
+The client address is REMOTE_ADDR. Behind a proxy the server sets it from X-Forwarded-For only when the
+proxy is one of its trusted addresses (gunicorn/uvicorn `--forwarded-allow-ips`), never from a header
+any client could send. IPv6 clients count per /64, the block one subscriber usually holds.
+"""
+
+import ipaddress
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.cache.backends.redis import RedisCache
+from django.http import JsonResponse
+from rest_framework.exceptions import Throttled
+
+from accounts.services import BEARER
+from config.api.paths import is_api
+
+WINDOW_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class Quota:
+    limit: int
+    count: int
+    reset_at: int  # Unix time at which the window ends
+
+    @property
+    def exceeded(self) -> bool:
+        return self.count > self.limit
+
+    def retry_after(self) -> int:
+        return max(1, self.reset_at - int(time.time()))
+
+    def headers(self) -> dict[str, str]:
+        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(max(0, self.limit - self.count)),
+                "X-RateLimit-Reset": str(self.reset_at)}
+
+
+def charge(bucket: str, limit: int) -> Quota:
+    window = int(time.time()) // WINDOW_SECONDS
+    count = increment(f"ratelimit:{bucket}:{window}", WINDOW_SECONDS)
+    return Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS)
+
+
+def increment(key: str, timeout: int) -> int:
+    if isinstance(cache, RedisCache):
+        # One round trip; Django's incr() would first ask whether the key exists.
+        full_key = cache.make_and_validate_key(key)
+        with cache._cache.get_client(full_key, write=True).pipeline() as pipe:
+            count, _ = pipe.incr(full_key).expire(full_key, timeout, nx=True).execute()
+        return count
+    if cache.add(key, 1, timeout):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add() and incr()
+        cache.add(key, 1, timeout)
+        return 1
+
+
+def client_bucket(request) -> str:
+    remote = request.META.get("REMOTE_ADDR") or "unknown"
+    try:
+        address = ipaddress.ip_address(remote)
+    except ValueError:  # a Unix socket peer: one bucket per name
+        return f"address:{remote}"
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return f"address:{address.ipv4_mapped}"
+        return f"address:{ipaddress.ip_network(f'{address}/64', strict=False)}"
+    return f"address:{address}"
+
+
+def charge_address(request) -> Quota:
+    return charge(client_bucket(request), settings.API_ANON_RATE_LIMIT_PER_MINUTE)
+
+
+def charge_token(request, token) -> None:
+    """Called by the bearer authentication once the token is known to be valid; `request` is Django's."""
+    quota = charge(f"token:{token.pk}", settings.API_RATE_LIMIT_PER_MINUTE)
+    request.rate_quota = quota
+    if quota.exceeded:
+        raise Throttled(detail="rate limit exceeded")  # Retry-After: stamped by the middleware
+
+
+def too_many() -> JsonResponse:
+    return JsonResponse({"error": "rate limit exceeded"}, status=429)
+
+
+class ApiRateLimitMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api(request):
+            return self.get_response(request)
+        quota = None
+        if not BEARER.fullmatch(request.headers.get("Authorization", "").strip()):
+            quota = charge_address(request)  # certainly no valid token: counted before any work
+            if quota.exceeded:
+                return self._stamped(too_many(), quota)
+        response = self.get_response(request)
+        quota = quota or getattr(request, "rate_quota", None)
+        if quota is None:  # a well-formed token that did not authenticate, or a route that takes none
+            quota = charge_address(request)
+            if quota.exceeded:
+                response = too_many()
+        return self._stamped(response, quota)
+
+    @staticmethod
+    def _stamped(response, quota: Quota):
+        for name, value in quota.headers().items():
+            response[name] = value
+        if quota.exceeded:
+            response["Retry-After"] = str(quota.retry_after())
+        return response

@@ -1,0 +1,43 @@
+"""The production server, started exactly as the Procfile's `web:` line says."""
+
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+from tests.realtime.servers import ROOT, DaphneServer
+
+PROCFILE = ROOT / "Procfile"
+
+
+def web_command() -> str:
+    lines = [line for line in PROCFILE.read_text().splitlines() if line.startswith("web:")]
+    assert len(lines) == 1, "the Procfile has exactly one web: line"
+    return lines[0].removeprefix("web:").strip()
+
+
+def server_program() -> Path:
+    """The executable the web: line starts, relative to the repository root."""
+    return ROOT / web_command().split()[0]
+
+
+class ProcfileServer(DaphneServer):
+    """`with ProcfileServer({...}) as server:` as DaphneServer, but the production command; PORT and HOST
+    come through the environment, as a platform that reads Procfiles passes them."""
+
+    def __enter__(self) -> "ProcfileServer":
+        self.log = tempfile.TemporaryFile()
+        env = {**self.env, "PORT": str(self.port), "HOST": "127.0.0.1"}
+        self.process = subprocess.Popen(["bash", "-c", f"exec {web_command()}"], cwd=ROOT, env=env,
+                                        stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_until_listening()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        # gunicorn's master stops its workers on SIGTERM; the group goes too if the master was slow.
+        super().__exit__(*exc_info)
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
