@@ -8,6 +8,7 @@ from attachments.files import download_response
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
+from core.time import timestamp
 from projects import selectors as project_selectors
 from projects.permissions import OwnerOr
 from projects.roles import Role
@@ -42,6 +43,7 @@ from .serializers import (
     UnarchivedTicketOutput,
     UpdateTicketInput,
     UserIdInput,
+    ticket_shapes,
 )
 
 OK = envelope("Ok", ok=True)
@@ -94,7 +96,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
     def list(self, request, project_id):
         filters = validated(TicketListFilterInput, request.query_params, project=self.project)
         tickets = selectors.ticket_list(project=self.project, status=filters.get("status"))
-        return Response({"tickets": TicketListOutput(tickets, many=True).data})
+        return Response({"tickets": ticket_shapes(tickets)})
 
     @extend_schema(request=CreateTicketInput,
                    responses={201: envelope("TicketCreated", ticket_ref=serializers.CharField()),
@@ -172,7 +174,8 @@ class TicketViewSet(ProjectScopedViewSet):
         **error_responses(401, 403, 404)})
     def unarchive(self, request, project_id, number):
         ticket = services.unarchive_ticket(ticket=self.ticket, actor=request.user)
-        return Response({"ok": True, "ticket": UnarchivedTicketOutput(selectors.board_ticket(ticket_id=ticket.pk)).data})
+        [shape] = ticket_shapes(selectors.board_tickets_by_id(ticket_ids=[ticket.pk]))
+        return Response({"ok": True, "ticket": {**shape, "archived_at": timestamp(ticket.archived_at)}})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, number):
