@@ -18,7 +18,7 @@ from projects.views import ProjectScopedViewSet
 from . import selectors, services
 from .board import board_payload
 from .models import Attachment, ChecklistItem, Comment, Ticket
-from .search import SEARCH_LIMIT, search_tickets
+from .search import SEARCH_LIMIT, TOTAL_CAP, search_tickets
 from .serializers import (
     ActivityOutput,
     AddBlockerInput,
@@ -321,15 +321,20 @@ class TicketSearchViewSet(ProjectScopedViewSet):
 
     @extend_schema(parameters=[TicketSearchInput], responses={
         200: envelope("TicketSearchResults", tickets=SearchResultOutput(many=True),
-                      total=serializers.IntegerField(help_text="Every matching ticket, beyond the limit too"),
-                      limit=serializers.IntegerField(help_text=f"At most {SEARCH_LIMIT} tickets are returned")),
+                      total=serializers.IntegerField(help_text=(
+                          "How many tickets match, beyond the limit too; a lower bound when total_capped")),
+                      limit=serializers.IntegerField(help_text=f"At most {SEARCH_LIMIT} tickets are returned"),
+                      total_capped=serializers.BooleanField(help_text=(
+                          f"Extension. true when more than {TOTAL_CAP} tickets match in one of the searched fields: "
+                          "they were not all counted, and total is the number counted (at least that many "
+                          "match). The tickets returned are the first ones either way."))),
         **error_responses(401, 404, 422)})
     def search(self, request, project_id):
         params = validated(TicketSearchInput, request.query_params, project=self.project)
-        tickets, total = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
-                                        statuses=params["status[]"], include_archived=params["archived"] == 1)
-        return Response({"tickets": SearchResultOutput(tickets, many=True).data, "total": total,
-                         "limit": SEARCH_LIMIT})
+        result = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
+                                statuses=params["status[]"], include_archived=params["archived"] == 1)
+        return Response({"tickets": SearchResultOutput(result.tickets, many=True).data, "total": result.total,
+                         "limit": SEARCH_LIMIT, "total_capped": result.total_capped})
 
 
 def _attached(request, *, ticket: Ticket, comment: Comment | None = None) -> Response:
