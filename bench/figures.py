@@ -123,9 +123,9 @@ def board_floor(project) -> bytes:
     timestamp = ("to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
                  if connection.vendor == "postgresql" else "substr(t.created_at, 1, 19)")
     pairs_sql = (
-        "SELECT 0, x.ticket_id, g.id, g.name, g.color, g.sort_order FROM tickets_ticket_tags x JOIN projects_tag g "
+        "SELECT 0, x.ticket_id, g.id, g.name, g.color, NULL, g.sort_order FROM tickets_ticket_tags x JOIN projects_tag g "
         "ON g.id = x.tag_id JOIN tickets_ticket t ON t.id = x.ticket_id WHERE t.project_id = %s "
-        "UNION ALL SELECT 1, y.ticket_id, u.id, u.name, u.username, u.avatar_url FROM tickets_ticket_assignees y "
+        "UNION ALL SELECT 1, y.ticket_id, u.id, u.name, u.username, u.avatar_url, 0 FROM tickets_ticket_assignees y "
         "JOIN accounts_user u ON u.id = y.user_id JOIN tickets_ticket t ON t.id = y.ticket_id WHERE t.project_id = %s")
     with connection.cursor() as cursor:
         cursor.execute(ticket_sql.format(ts=timestamp), [project.pk])
@@ -133,7 +133,7 @@ def board_floor(project) -> bytes:
         cursor.execute(pairs_sql, [project.pk, project.pk])
         pairs = cursor.fetchall()
     tags, assignees = {}, {}
-    for kind, ticket_id, pk, name, other, extra in sorted(pairs, key=lambda pair: (pair[0], pair[5] or 0, pair[2])):
+    for kind, ticket_id, pk, name, other, extra, _ in sorted(pairs, key=lambda pair: (pair[0], pair[6], pair[2])):
         if kind == 0:
             tags.setdefault(ticket_id, []).append({"id": pk, "name": name, "color": other})
         else:
@@ -226,12 +226,12 @@ def detail() -> dict:
 
 def creates() -> dict:
     from bench.load import Servers, hammer
-    from projects.services import create_project
 
     setup("board")
     board_project(BOARD_SIZES[0])
     from accounts.models import User
     from projects.models import Project
+    from projects.services import create_project
     from tickets.models import Ticket
 
     headers = {"Authorization": f"Bearer {_token()}", "Content-Type": "application/json"}

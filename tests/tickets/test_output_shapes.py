@@ -1,50 +1,22 @@
 """The list and board shapes built from plain rows must say, byte for byte, what DRF renders from
-ticket objects through the declared (documented) fields, as the board did before it read rows."""
+ticket objects through the declared (documented) fields, as the board did before it read rows
+(bench/legacy.py keeps that board: the benchmarks' baseline and this reference)."""
 
 from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 
 import pytest
-from django.db.models import Prefetch
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from accounts.models import User
+from bench import legacy
 from projects import selectors as project_selectors
-from projects.serializers import MemberOutput, TagOutput
 from tests.factories import StatusFactory, TagFactory, TicketFactory, UserFactory
 from tickets import selectors
 from tickets.models import ChecklistItem, Comment, Ticket
 from tickets.serializers import BoardTicketOutput, TicketListOutput, ticket_shapes
 
 from .conftest import status_of
-
-
-def reference_tickets(tickets):
-    """The tickets as ORM objects with every board field, as the board loaded them before."""
-    return (tickets.select_related("project", "status", "created_by")
-            .prefetch_related(selectors.ordered_tags(), Prefetch("assignees", queryset=User.objects.order_by("id"),
-                                                                  to_attr="assignee_list"))
-            .annotate(reaction_count=selectors.count_of(Comment, deleted_at__isnull=True),
-                      checklist_total=selectors.count_of(ChecklistItem),
-                      checklist_done=selectors.count_of(ChecklistItem, done=True)))
-
-
-def reference_board(membership) -> dict:
-    project = membership.project
-    tickets = BoardTicketOutput(reference_tickets(Ticket.objects.active().filter(project=project))
-                                .order_by("sort_order", "id"), many=True).data
-    return {
-        "project": {"id": project.id, "name": project.name, "prefix": project.prefix,
-                    "estimation_mode": project.estimation_mode, "role": membership.role,
-                    "docs_enabled": project.docs_enabled},
-        "columns": [{"status": status.slug, "hidden": status.hidden,
-                     "tickets": [ticket for ticket in tickets if ticket["status"] == status.slug]}
-                    for status in project_selectors.project_statuses(project=project)],
-        "tags": TagOutput(project_selectors.project_tags(project=project), many=True).data,
-        "members": MemberOutput(project_selectors.project_members(project=project), many=True).data,
-        "velocity": selectors.velocity(project=project),
-    }
 
 
 @pytest.fixture
@@ -81,14 +53,14 @@ def test_board_is_byte_for_byte_what_the_objects_rendered(rich_project, client_f
     response = client_for(editor).get(f"/api/v1/projects/{project.id}/board")
     membership = project_selectors.membership_for(user=editor, project_id=project.id)
     assert response.status_code == 200
-    assert response.content == JSONRenderer().render(reference_board(membership))
+    assert response.content == JSONRenderer().render(legacy.board_payload(membership=membership))
 
 
 def test_frames_shape_any_ticket_even_deleted_or_archived_with_former_members(rich_project):
     _, tickets = rich_project
     ids = [ticket.pk for ticket in tickets]
     by_rows = {shape["id"]: shape for shape in ticket_shapes(selectors.board_tickets_by_id(ticket_ids=ids))}
-    reference = BoardTicketOutput(reference_tickets(Ticket.objects.filter(pk__in=ids)), many=True).data
+    reference = BoardTicketOutput(legacy.board_tickets(Ticket.objects.filter(pk__in=ids)), many=True).data
     assert by_rows == {shape["id"]: shape for shape in reference}
     assert [list(shape) for shape in by_rows.values()] == [BoardTicketOutput.Meta.fields] * len(tickets)
     assert by_rows[tickets[0].pk]["created_at"] == "2026-03-04 05:06:07"
@@ -99,5 +71,5 @@ def test_list_is_what_the_declared_fields_render(rich_project):
     tickets = Ticket.objects.active().filter(project=project).order_by("sort_order", "id")
     rows = ticket_shapes(selectors.ticket_list(project=project))
     assert JSONRenderer().render(rows) == JSONRenderer().render(
-        TicketListOutput(reference_tickets(tickets), many=True).data)
+        TicketListOutput(legacy.board_tickets(tickets), many=True).data)
     assert [list(shape) for shape in rows] == [TicketListOutput.Meta.fields] * 3
