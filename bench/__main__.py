@@ -1,4 +1,5 @@
-"""`python -m bench` runs every figure and writes bench/RESULTS.md; `python -m bench NAME` runs one.
+"""`python -m bench` runs every figure and writes bench/RESULTS.md; `python -m bench NAME` runs one,
+`python -m bench --write NAME` reruns it into RESULTS.md beside the others of the last run.
 
 Each figure runs in a process of its own (its own database) and prints one JSON line; the floor or
 baseline it is divided by is measured in the same process, side by side. PostgreSQL databases are
@@ -17,9 +18,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ["board", "growth", "detail", "creates", "search", "fanout"]
+STORE = ROOT / "bench" / "results.json"
 
 
 def main(argv: list[str]) -> None:
+    write = "--write" in argv or not argv
+    argv = [name for name in argv if name != "--write"]
     names = argv or FIGURES
     unknown = set(names) - set(FIGURES)
     if unknown:
@@ -39,10 +43,15 @@ def main(argv: list[str]) -> None:
             sys.exit(f"figure {name} failed")
         result = json.loads(process.stdout.strip().splitlines()[-1])
         result["seconds"] = round(time.perf_counter() - started)
+        result["figure_name"] = name
         print(json.dumps(result), flush=True)
         results.append(result)
-    if not argv:
-        (ROOT / "bench" / "RESULTS.md").write_text(report(results))
+    if write:
+        # `--write NAME...` reruns some figures and keeps the others of the last full run.
+        kept = json.loads(STORE.read_text()) if argv and STORE.exists() else {}
+        kept.update((result["figure_name"], result) for result in results)
+        STORE.write_text(json.dumps(kept, indent=1))
+        (ROOT / "bench" / "RESULTS.md").write_text(report([kept[name] for name in FIGURES if name in kept]))
         print("wrote bench/RESULTS.md")
 
 

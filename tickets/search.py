@@ -141,7 +141,9 @@ def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number:
     if "description" in fields:
         others |= Q(description__icontains=query)
     if "comments" in fields:
-        others |= Exists(_comment_hits(query).filter(ticket=OuterRef("pk")))
+        # The second, always true, condition keeps PostgreSQL from hashing every comment hit of the
+        # word up front (390 ms for a common one): it checks the comments of each ticket it walks.
+        others |= Exists(_comment_hits(query).filter(ticket=OuterRef("pk"), ticket_id__gte=OuterRef("pk")))
     rest = tickets.filter(others).exclude(head_filter).order_by("-updated_at", "-id").values_list("pk", flat=True)
     return head + list(rest[:SEARCH_LIMIT - len(head)])
 
