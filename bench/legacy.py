@@ -9,7 +9,15 @@ from projects import selectors as project_selectors
 from projects.serializers import MemberOutput, TagOutput
 from tickets import selectors
 from tickets.models import ChecklistItem, Comment, Ticket
-from tickets.search import SEARCH_LIMIT, TEXT_FIELDS, SearchResult, _add_matches, _comment_hits, referenced_number
+from tickets.search import (
+    SEARCH_LIMIT,
+    TEXT_FIELDS,
+    SearchResult,
+    _add_matches,
+    _comment_hits,
+    referenced_number,
+    searched_tickets,
+)
 from tickets.serializers import BoardTicketOutput
 
 
@@ -44,11 +52,7 @@ def board_payload(*, membership) -> dict:
 
 def ranked_ids(*, project, query, fields, statuses=(), include_archived=False):
     """The matching ids, ranked, with the full count alongside: one pass over every match."""
-    tickets = Ticket.objects.live().filter(project=project)
-    if not include_archived:
-        tickets = tickets.filter(archived_at__isnull=True)
-    if statuses:
-        tickets = tickets.filter(status__in=statuses)
+    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
     number = referenced_number(project=project, query=query)
     ranks = [When(number=number, then=0)] if number is not None else []
     if "title" in fields:

@@ -60,11 +60,7 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     matches are not all read: `total_capped` says so and `total` is then the number counted, a lower
     bound; the page itself is still exactly the first SEARCH_LIMIT in the order above.
     """
-    tickets = Ticket.objects.live().filter(project=project)
-    if not include_archived:
-        tickets = tickets.filter(archived_at__isnull=True)
-    if statuses:
-        tickets = tickets.filter(status__in=statuses)
+    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
     number = referenced_number(project=project, query=query)
     found, complete = _probe(tickets, query, fields, number)
     total = len(found)
@@ -81,6 +77,16 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     page = [by_id[pk] for pk in ranked]
     _add_matches(page, query, fields)
     return SearchResult(tickets=page, total=total, total_capped=not complete)
+
+
+def searched_tickets(*, project: Project, statuses: Sequence[Status] = (),
+                     include_archived: bool = False) -> QuerySet[Ticket]:
+    tickets = Ticket.objects.live().filter(project=project)
+    if not include_archived:
+        tickets = tickets.filter(archived_at__isnull=True)
+    if statuses:
+        tickets = tickets.filter(status__in=statuses)
+    return tickets
 
 
 def referenced_number(*, project: Project, query: str) -> int | None:
