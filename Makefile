@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test
+.PHONY: run test bench
 
 ## make run: install, migrate, create a local admin and token on the first run, serve on http://$(HOST):$(PORT)
 run: $(VENV)/.installed
@@ -28,3 +28,7 @@ $(VENV)/.installed: requirements.txt | $(VENV)/bin/python
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@ $(VENV)/.installed
+
+## make bench: every figure of issue 14 against PostgreSQL and Redis (tracker_bench_* databases), writes bench/RESULTS.md
+bench: $(VENV)/.installed
+	$(BIN)/python -m bench

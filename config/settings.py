@@ -218,9 +218,9 @@ SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON everywhere; the upload views alone take multipart/form-data (their own parser_classes).
+    # JSON everywhere; the upload views alone take multipart/form-data (upload_actions).
     "DEFAULT_PARSER_CLASSES": ["config.api.parsers.JSONObjectParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ORJSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "config.api.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "config.api.exceptions.api_exception_handler",
     "DATETIME_FORMAT": "%Y-%m-%d %H:%M:%S",  # core.time.TIMESTAMP_FORMAT; DRF renders in TIME_ZONE, UTC

@@ -7,13 +7,17 @@ from projects.models import Membership
 from projects.serializers import MemberOutput, TagOutput
 
 from . import selectors
-from .serializers import BoardTicketOutput
+from .serializers import ticket_shapes
 
 
 def board_payload(*, membership: Membership) -> dict:
     project = membership.project
+    statuses = list(project_selectors.project_statuses(project=project))
+    tags = list(project_selectors.project_tags(project=project))
+    members = list(project_selectors.project_members(project=project))
     tickets_by_status = defaultdict(list)
-    for ticket in BoardTicketOutput(selectors.board_tickets(project=project), many=True).data:
+    rows = selectors.board_tickets(project=project, tags=tags, users=[member.user for member in members])
+    for ticket in ticket_shapes(rows):
         tickets_by_status[ticket["status"]].append(ticket)
     return {
         "project": {
@@ -23,9 +27,9 @@ def board_payload(*, membership: Membership) -> dict:
         },
         "columns": [
             {"status": status.slug, "hidden": status.hidden, "tickets": tickets_by_status[status.slug]}
-            for status in project_selectors.project_statuses(project=project)
+            for status in statuses
         ],
-        "tags": TagOutput(project_selectors.project_tags(project=project), many=True).data,
-        "members": MemberOutput(project_selectors.project_members(project=project), many=True).data,
+        "tags": TagOutput(tags, many=True).data,
+        "members": MemberOutput(members, many=True).data,
         "velocity": selectors.velocity(project=project),
     }

@@ -17,7 +17,7 @@ from projects.models import Project
 
 from . import selectors
 from .models import Ticket
-from .serializers import BoardTicketOutput
+from .serializers import ticket_shapes
 
 
 def board_group(project_id: int) -> str:
@@ -28,8 +28,8 @@ def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **
     """One frame per ticket (all of one project), each in its board shape as of now."""
     if not tickets:
         return
-    shapes = {shape["id"]: shape for shape in BoardTicketOutput(
-        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets]), many=True).data}
+    shapes = {shape["id"]: shape for shape in ticket_shapes(
+        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets]))}
     frames = [{"event": event, "ticket": shapes[ticket.pk], **extra} for ticket in tickets]
     announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
 

@@ -7,8 +7,22 @@ where the trigram indexes of migration 0002 serve it.
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from django.db.models import BooleanField, Case, Count, ExpressionWrapper, F, Q, QuerySet, When, Window
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.functions import RowNumber
 
 from projects.models import Project, Status
@@ -19,43 +33,60 @@ from .selectors import count_of, ordered_tags
 SEARCH_FIELDS = ["title", "description", "comments"]
 TEXT_FIELDS = ["title", "description"]
 SEARCH_LIMIT = 100
+# Matches counted per searched field before the count gives up (`total_capped`).
+TOTAL_CAP = 1000
 COMMENT_HITS_PER_TICKET = 3
 EXCERPT_RADIUS = 60
 # "42" or "APL-42" also finds ticket number 42; nine digits stay within the number column.
 REFERENCE = re.compile(r"(?:(?P<prefix>[A-Za-z0-9]+)-)?(?P<number>[0-9]{1,9})")
 
 
+@dataclass
+class SearchResult:
+    tickets: list[Ticket]
+    total: int
+    # True when more tickets match than were counted: `total` is then a lower bound.
+    total_capped: bool
+
+
 def search_tickets(*, project: Project, query: str, fields: set[str], statuses: Sequence[Status] = (),
-                   include_archived: bool = False) -> tuple[list[Ticket], int]:
-    """The first SEARCH_LIMIT matching tickets, each with its `matches`, and how many match in all.
+                   include_archived: bool = False) -> SearchResult:
+    """The first SEARCH_LIMIT matching tickets, each with its `matches`, and how many match.
 
     Order: the ticket `query` refers to by number, then title hits, then the others; the most recently
     updated first within each group.
+
+    The count is exact up to TOTAL_CAP matches per searched field. Beyond that (a common word) the
+    matches are not all read: `total_capped` says so and `total` is then the number counted, a lower
+    bound; the page itself is still exactly the first SEARCH_LIMIT in the order above.
     """
+    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
+    number = referenced_number(project=project, query=query)
+    found, complete = _probe(tickets, query, fields, number)
+    total = len(found)
+    if complete:
+        newest_first = sorted(found, key=lambda pk: (found[pk][1], pk), reverse=True)
+        ranked = sorted(newest_first, key=lambda pk: found[pk][0])[:SEARCH_LIMIT]
+    else:
+        ranked = _first_page(tickets, query, fields, number)
+    hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
+            for field in TEXT_FIELDS if field in fields}
+    rows = (Ticket.objects.filter(pk__in=ranked).select_related("project", "status")
+            .prefetch_related(ordered_tags()).annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits))
+    by_id = {ticket.pk: ticket for ticket in rows}
+    page = [by_id[pk] for pk in ranked]
+    _add_matches(page, query, fields)
+    return SearchResult(tickets=page, total=total, total_capped=not complete)
+
+
+def searched_tickets(*, project: Project, statuses: Sequence[Status] = (),
+                     include_archived: bool = False) -> QuerySet[Ticket]:
     tickets = Ticket.objects.live().filter(project=project)
     if not include_archived:
         tickets = tickets.filter(archived_at__isnull=True)
     if statuses:
         tickets = tickets.filter(status__in=statuses)
-    number = referenced_number(project=project, query=query)
-    ranks = [When(number=number, then=0)] if number is not None else []
-    if "title" in fields:
-        ranks.append(When(title__icontains=query, then=1))
-    # Ids first, with the full count alongside (one pass over the matches); the wide rows, the
-    # per-field hits and the comment counts are then read for the page only.
-    ranked = list(
-        Ticket.objects.filter(pk__in=_matching_ids(tickets, query, fields, number))
-        .annotate(rank=Case(*ranks, default=2), total=Window(Count("pk")))
-        .order_by("rank", "-updated_at", "-id").values_list("pk", "total")[:SEARCH_LIMIT]
-    )
-    hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
-            for field in TEXT_FIELDS if field in fields}
-    rows = (Ticket.objects.filter(pk__in=[pk for pk, _ in ranked]).select_related("project", "status")
-            .prefetch_related(ordered_tags()).annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits))
-    by_id = {ticket.pk: ticket for ticket in rows}
-    page = [by_id[pk] for pk, _ in ranked]
-    _add_matches(page, query, fields)
-    return page, ranked[0][1] if ranked else 0
+    return tickets
 
 
 def referenced_number(*, project: Project, query: str) -> int | None:
@@ -65,18 +96,62 @@ def referenced_number(*, project: Project, query: str) -> int | None:
     return int(reference["number"])
 
 
-def _matching_ids(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> QuerySet:
-    """The ids of `tickets` that match, as a UNION of one lookup per field.
+# Where a probe row comes from, and the rank of a ticket found there (lower first).
+BY_NUMBER, BY_TITLE, BY_DESCRIPTION, BY_COMMENT = range(4)
+RANK = {BY_NUMBER: 0, BY_TITLE: 1, BY_DESCRIPTION: 2, BY_COMMENT: 2}
 
-    Each lookup can use its own trigram index; one WHERE with OR across the fields and the
-    comments would make PostgreSQL read every ticket of the project instead.
+
+def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> tuple[dict, bool]:
+    """{ticket id: (rank, updated_at)} of the matches, and whether that is all of them.
+
+    A UNION ALL of one lookup per field, each served by its own trigram index and each cut at
+    TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
+    with OR across the fields would make PostgreSQL read every ticket of the project instead).
     """
-    lookups = [tickets.filter(**{f"{field}__icontains": query}).values("pk") for field in TEXT_FIELDS if field in fields]
+    lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at")
+               for field, source in (("title", BY_TITLE), ("description", BY_DESCRIPTION)) if field in fields]
     if "comments" in fields:
-        lookups.append(_comment_hits(query).filter(ticket__in=tickets).values("ticket_id"))
+        lookups.append(_comment_hits(query).filter(ticket__in=tickets)
+                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at"))
+    lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
-        lookups.append(tickets.filter(number=number).values("pk"))
-    return lookups[0].union(*lookups[1:])
+        lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at"))
+    if connection.features.supports_slicing_ordering_in_compound:
+        rows = list(lookups[0].union(*lookups[1:], all=True))
+    else:  # SQLite: no LIMIT inside a UNION, one query per field
+        rows = [row for lookup in lookups for row in lookup]
+    found, per_source = {}, defaultdict(int)
+    for pk, source, updated in rows:
+        per_source[source] += 1
+        if pk not in found or RANK[source] < found[pk][0]:
+            found[pk] = (RANK[source], updated)
+    return found, all(count <= TOTAL_CAP for count in per_source.values())
+
+
+def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:
+    """The ids of the first SEARCH_LIMIT matches when there are too many to read them all.
+
+    The referenced ticket and the title hits (their own index), then the other matches walking the
+    tickets from the most recently updated, which for a common word ends after a few hundred rows.
+    """
+    head_filter = Q(number=number) if number is not None else Q(pk__in=[])
+    ranks = [When(number=number, then=RANK[BY_NUMBER])] if number is not None else []
+    if "title" in fields:
+        head_filter |= Q(title__icontains=query)
+        ranks.append(When(title__icontains=query, then=RANK[BY_TITLE]))
+    head = list(tickets.filter(head_filter).annotate(rank=Case(*ranks, default=RANK[BY_DESCRIPTION]))
+                .order_by("rank", "-updated_at", "-id").values_list("pk", flat=True)[:SEARCH_LIMIT]) if ranks else []
+    if len(head) == SEARCH_LIMIT:
+        return head
+    others = Q(pk__in=[])
+    if "description" in fields:
+        others |= Q(description__icontains=query)
+    if "comments" in fields:
+        # The second, always true, condition keeps PostgreSQL from hashing every comment hit of the
+        # word up front (390 ms for a common one): it checks the comments of each ticket it walks.
+        others |= Exists(_comment_hits(query).filter(ticket=OuterRef("pk"), ticket_id__gte=OuterRef("pk")))
+    rest = tickets.filter(others).exclude(head_filter).order_by("-updated_at", "-id").values_list("pk", flat=True)
+    return head + list(rest[:SEARCH_LIMIT - len(head)])
 
 
 def _comment_hits(query: str) -> QuerySet[Comment]:

@@ -1,6 +1,19 @@
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, prefetch_related_objects
+from django.db.models import (
+    CharField,
+    Count,
+    Func,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    QuerySet,
+    Subquery,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -30,44 +43,109 @@ def _assignees() -> Prefetch:
     return Prefetch("assignees", queryset=User.objects.order_by("id"), to_attr="assignee_list")
 
 
-# Lists prefetch (not select_related) the project, status and creator: one shared object per
-# distinct row instead of a copy per ticket, which on a board of thousands is most of the work.
-SHARED_RELATIONS = ("project", "status")
+class UtcTimestamp(Func):
+    """A datetime column as its `ts` text (core.time.timestamp), written by the database.
+
+    Lists and boards show thousands of them: text costs the driver less than a datetime, and
+    Python then has nothing to format. Seconds are cut, not rounded, as strftime does.
+    """
+
+    output_field = CharField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="to_char(%(expressions)s AT TIME ZONE 'UTC', "
+                                                          "'YYYY-MM-DD HH24:MI:SS')", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Django stores a datetime in SQLite as UTC text, `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+        return self.as_sql(compiler, connection, template="substr(%(expressions)s, 1, 19)", **extra)
 
 
-def _list_tickets() -> QuerySet[Ticket]:
-    return Ticket.objects.prefetch_related(*SHARED_RELATIONS, ordered_tags())
+LIST_COLUMNS = ("id", "number", "project__prefix", "title", "status__slug", "type", "priority", "deadline",
+                "created")
+BOARD_COLUMNS = (*LIST_COLUMNS, "created_by_id", "reaction_count", "checklist_total", "checklist_done")
 
 
-def ticket_list(*, project: Project, status=None) -> QuerySet[Ticket]:
-    tickets = _list_tickets().active().filter(project=project)
-    if status is not None:
-        tickets = tickets.filter(status=status)
-    return tickets.order_by("sort_order", "id")
+@dataclass
+class TicketRows:
+    """Tickets as plain rows (LIST_COLUMNS or BOARD_COLUMNS), with the tags and users they refer to.
+
+    No model instance per ticket: on a board of thousands, building them was most of the time.
+    """
+
+    rows: list[tuple]
+    board: bool
+    tag_ids: dict[int, list[int]]
+    tags: dict[int, Tag]
+    assignee_ids: dict[int, list[int]] = field(default_factory=dict)
+    users: dict[int, User] = field(default_factory=dict)
 
 
-def with_board_fields(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
-    return (
-        tickets.prefetch_related(*SHARED_RELATIONS, "created_by", ordered_tags(), _assignees())
-        .annotate(
+def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] | None = None,
+                users: Iterable[User] | None = None) -> TicketRows:
+    """`tickets` (in their order) as rows of the list shape, or of the board shape with `board`.
+
+    `tags` and `users` are those the caller has loaded anyway (the board: the project's tags and
+    members); any other tag or user a ticket refers to (a former member's assignment, a deleted
+    ticket in a frame) is loaded here, so the shape never depends on who is a member now.
+    """
+    if board:
+        tickets = tickets.annotate(
             reaction_count=count_of(Comment, deleted_at__isnull=True),
             checklist_total=count_of(ChecklistItem),
             checklist_done=count_of(ChecklistItem, done=True),
         )
-    )
+    rows = list(tickets.annotate(created=UtcTimestamp("created_at"))
+                .values_list(*(BOARD_COLUMNS if board else LIST_COLUMNS)))
+    if not rows:
+        return TicketRows(rows=[], board=board, tag_ids={}, tags={})
+    # The ids as a subquery rather than a list: a board's thousands of ids would be a long IN (...).
+    ids = tickets.order_by().values("pk")
+    tags_by_id = {tag.pk: tag for tag in tags} if tags is not None else {}
+    tag_ids = _pairs(Ticket.tags.through.objects.filter(ticket__in=ids).values_list("ticket_id", "tag_id"))
+    missing_tags = {tag_id for ids_ in tag_ids.values() for tag_id in ids_} - tags_by_id.keys()
+    if missing_tags:
+        tags_by_id.update((tag.pk, tag) for tag in Tag.objects.filter(pk__in=missing_tags))
+    rank = {pk: index for index, pk in enumerate(
+        sorted(tags_by_id, key=lambda pk: (tags_by_id[pk].sort_order, pk)))}
+    for ticket_tags in tag_ids.values():
+        ticket_tags.sort(key=rank.__getitem__)
+    result = TicketRows(rows=rows, board=board, tag_ids=tag_ids, tags=tags_by_id)
+    if board:
+        result.assignee_ids = _pairs(Ticket.assignees.through.objects.filter(ticket__in=ids)
+                                     .order_by("user_id").values_list("ticket_id", "user_id"))
+        result.users = {user.pk: user for user in users} if users is not None else {}
+        needed = {row[BOARD_COLUMNS.index("created_by_id")] for row in rows}
+        needed.update(user_id for ids_ in result.assignee_ids.values() for user_id in ids_)
+        missing_users = needed - result.users.keys()
+        if missing_users:
+            result.users.update((user.pk, user) for user in User.objects.filter(pk__in=missing_users)
+                                .only("id", "username", "name", "avatar_url"))
+    return result
 
 
-def board_tickets(*, project: Project) -> QuerySet[Ticket]:
-    return with_board_fields(Ticket.objects.active().filter(project=project)).order_by("sort_order", "id")
+def _pairs(pairs: QuerySet) -> dict[int, list[int]]:
+    grouped = defaultdict(list)
+    for ticket_id, other_id in pairs:
+        grouped[ticket_id].append(other_id)
+    return grouped
 
 
-def board_tickets_by_id(*, ticket_ids: list[int]) -> QuerySet[Ticket]:
+def ticket_list(*, project: Project, status=None) -> TicketRows:
+    tickets = Ticket.objects.active().filter(project=project)
+    if status is not None:
+        tickets = tickets.filter(status=status)
+    return ticket_rows(tickets.order_by("sort_order", "id"), board=False)
+
+
+def board_tickets(*, project: Project, tags: Iterable[Tag], users: Iterable[User]) -> TicketRows:
+    return ticket_rows(Ticket.objects.active().filter(project=project).order_by("sort_order", "id"), board=True,
+                       tags=tags, users=users)
+
+
+def board_tickets_by_id(*, ticket_ids: Iterable[int]) -> TicketRows:
     """Tickets in their board shape whatever their state (a frame may announce a deletion)."""
-    return with_board_fields(Ticket.objects.filter(pk__in=ticket_ids))
-
-
-def board_ticket(*, ticket_id: int) -> Ticket:
-    return board_tickets_by_id(ticket_ids=[ticket_id]).get()
+    return ticket_rows(Ticket.objects.filter(pk__in=list(ticket_ids)).order_by("sort_order", "id"), board=True)
 
 
 def velocity(*, project: Project) -> int:

@@ -3,11 +3,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.fields import ObjectIdField, SlugRelatedField
-from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_FIELDS
+from .selectors import TicketRows
 
 # ---- input ------------------------------------------------------------------------------
 
@@ -189,9 +189,9 @@ class AssigneeOutput(UserRefOutput):
 class TicketListOutput(serializers.ModelSerializer):
     """A ticket in lists.
 
-    Lists and boards render thousands of these and DRF's per-field machinery costs about ten
-    times a plain dict, so the hot shapes are built by hand in `to_representation`; the declared
-    fields document them (OpenAPI) and tests/tickets/test_output_shapes.py keeps both in step.
+    Lists and boards render thousands of these, so `ticket_shapes` builds them as plain dicts from
+    plain rows; these declared fields document the shape (OpenAPI) and, rendered by DRF from a
+    ticket, are the reference tests/tickets/test_output_shapes.py holds `ticket_shapes` to.
     """
 
     project_ticket_number = serializers.IntegerField(source="number")
@@ -205,15 +205,6 @@ class TicketListOutput(serializers.ModelSerializer):
         fields = ["id", "project_ticket_number", "prefix_ref", "title", "status", "type", "priority", "deadline",
                   "tags", "created_at"]
 
-    def to_representation(self, ticket):
-        return {
-            "id": ticket.id, "project_ticket_number": ticket.number, "prefix_ref": ticket.prefix_ref,
-            "title": ticket.title, "status": ticket.status.slug, "type": ticket.type, "priority": ticket.priority,
-            "deadline": ticket.deadline.isoformat() if ticket.deadline else None,
-            "tags": [{"id": tag.id, "name": tag.name, "color": tag.color} for tag in ticket.tag_list],
-            "created_at": timestamp(ticket.created_at),
-        }
-
 
 class BoardTicketOutput(TicketListOutput):
     assignees = AssigneeOutput(many=True, source="assignee_list")
@@ -226,24 +217,37 @@ class BoardTicketOutput(TicketListOutput):
         fields = TicketListOutput.Meta.fields + [
             "assignees", "creator", "reaction_count", "checklist_total", "checklist_done"]
 
-    def to_representation(self, ticket):
-        return {
-            **super().to_representation(ticket),
-            "assignees": [{"id": user.id, "name": user.display_name, "avatar": user.avatar}
-                          for user in ticket.assignee_list],
-            "creator": {"id": ticket.created_by.id, "name": ticket.created_by.display_name},
-            "reaction_count": ticket.reaction_count,
-            "checklist_total": ticket.checklist_total,
-            "checklist_done": ticket.checklist_done,
-        }
-
 
 class UnarchivedTicketOutput(BoardTicketOutput):
     class Meta(BoardTicketOutput.Meta):
         fields = BoardTicketOutput.Meta.fields + ["archived_at"]
 
-    def to_representation(self, ticket):
-        return {**super().to_representation(ticket), "archived_at": timestamp(ticket.archived_at)}
+
+def ticket_shapes(tickets: TicketRows) -> list[dict]:
+    """Each row in the shape TicketListOutput (or, for board rows, BoardTicketOutput) declares.
+
+    The one builder of these shapes: the list, the board and the board's websocket frames.
+    """
+    tags = {pk: {"id": tag.id, "name": tag.name, "color": tag.color} for pk, tag in tickets.tags.items()}
+    assignees = {pk: {"id": pk, "name": user.display_name, "avatar": user.avatar} for pk, user in tickets.users.items()}
+    shapes = []
+    for pk, number, prefix, title, status, type_, priority, deadline, created, *board in tickets.rows:
+        shape = {
+            "id": pk, "project_ticket_number": number, "prefix_ref": f"{prefix}-{number}", "title": title,
+            "status": status, "type": type_, "priority": priority,
+            "deadline": deadline.isoformat() if deadline is not None else None,
+            "tags": [tags[tag_id] for tag_id in tickets.tag_ids.get(pk, ())], "created_at": created,
+        }
+        if tickets.board:
+            created_by_id, reaction_count, checklist_total, checklist_done = board
+            creator = assignees[created_by_id]
+            shape.update({
+                "assignees": [assignees[user_id] for user_id in tickets.assignee_ids.get(pk, ())],
+                "creator": {"id": creator["id"], "name": creator["name"]},
+                "reaction_count": reaction_count, "checklist_total": checklist_total, "checklist_done": checklist_done,
+            })
+        shapes.append(shape)
+    return shapes
 
 
 class CommentOutput(serializers.ModelSerializer):

@@ -8,6 +8,7 @@ from attachments.files import download_response
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
+from core.time import timestamp
 from projects import selectors as project_selectors
 from projects.permissions import OwnerOr
 from projects.roles import Role
@@ -17,7 +18,7 @@ from projects.views import ProjectScopedViewSet
 from . import selectors, services
 from .board import board_payload
 from .models import Attachment, ChecklistItem, Comment, Ticket
-from .search import SEARCH_LIMIT, search_tickets
+from .search import SEARCH_LIMIT, TOTAL_CAP, search_tickets
 from .serializers import (
     ActivityOutput,
     AddBlockerInput,
@@ -42,6 +43,7 @@ from .serializers import (
     UnarchivedTicketOutput,
     UpdateTicketInput,
     UserIdInput,
+    ticket_shapes,
 )
 
 OK = envelope("Ok", ok=True)
@@ -94,7 +96,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
     def list(self, request, project_id):
         filters = validated(TicketListFilterInput, request.query_params, project=self.project)
         tickets = selectors.ticket_list(project=self.project, status=filters.get("status"))
-        return Response({"tickets": TicketListOutput(tickets, many=True).data})
+        return Response({"tickets": ticket_shapes(tickets)})
 
     @extend_schema(request=CreateTicketInput,
                    responses={201: envelope("TicketCreated", ticket_ref=serializers.CharField()),
@@ -172,7 +174,8 @@ class TicketViewSet(ProjectScopedViewSet):
         **error_responses(401, 403, 404)})
     def unarchive(self, request, project_id, number):
         ticket = services.unarchive_ticket(ticket=self.ticket, actor=request.user)
-        return Response({"ok": True, "ticket": UnarchivedTicketOutput(selectors.board_ticket(ticket_id=ticket.pk)).data})
+        [shape] = ticket_shapes(selectors.board_tickets_by_id(ticket_ids=[ticket.pk]))
+        return Response({"ok": True, "ticket": {**shape, "archived_at": timestamp(ticket.archived_at)}})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, number):
@@ -318,15 +321,20 @@ class TicketSearchViewSet(ProjectScopedViewSet):
 
     @extend_schema(parameters=[TicketSearchInput], responses={
         200: envelope("TicketSearchResults", tickets=SearchResultOutput(many=True),
-                      total=serializers.IntegerField(help_text="Every matching ticket, beyond the limit too"),
-                      limit=serializers.IntegerField(help_text=f"At most {SEARCH_LIMIT} tickets are returned")),
+                      total=serializers.IntegerField(help_text=(
+                          "How many tickets match, beyond the limit too; a lower bound when total_capped")),
+                      limit=serializers.IntegerField(help_text=f"At most {SEARCH_LIMIT} tickets are returned"),
+                      total_capped=serializers.BooleanField(help_text=(
+                          f"Extension. true when more than {TOTAL_CAP} tickets match in one of the searched fields: "
+                          "they were not all counted, and total is the number counted (at least that many "
+                          "match). The tickets returned are the first ones either way."))),
         **error_responses(401, 404, 422)})
     def search(self, request, project_id):
         params = validated(TicketSearchInput, request.query_params, project=self.project)
-        tickets, total = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
-                                        statuses=params["status[]"], include_archived=params["archived"] == 1)
-        return Response({"tickets": SearchResultOutput(tickets, many=True).data, "total": total,
-                         "limit": SEARCH_LIMIT})
+        result = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
+                                statuses=params["status[]"], include_archived=params["archived"] == 1)
+        return Response({"tickets": SearchResultOutput(result.tickets, many=True).data, "total": result.total,
+                         "limit": SEARCH_LIMIT, "total_capped": result.total_capped})
 
 
 def _attached(request, *, ticket: Ticket, comment: Comment | None = None) -> Response:

@@ -1,0 +1,351 @@
+"""The figures of `make bench`, one function each, returning {figure, value, goal, baseline, details}."""
+
+import gc
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = bool(os.environ.get("BENCH_SMALL"))
+SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/5")
+BOARD_SIZES = (20, 200) if SMALL else (2_000, 20_000)
+
+
+def setup(database: str) -> None:
+    """Django against tracker_bench_<database> (or a temporary SQLite file when small), migrated."""
+    if SMALL:
+        url = f"sqlite:///{tempfile.gettempdir()}/tracker_bench_{database}_{os.getpid()}.sqlite3"
+    else:
+        url = f"{SERVER_URL}/tracker_bench_{database}"
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+    os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
+    sys.path.insert(0, str(ROOT / "bench"))
+    from board_bench import ensure_database
+
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def p50(function, runs: int, warm_up: bool = True) -> float:
+    if warm_up:
+        function()
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        function()
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 2)
+
+
+# ---- board ------------------------------------------------------------------------------------
+
+def board_project(size: int):
+    """A project of `size` tickets from a fixed seed, made once and kept in the benchmark database."""
+    from board_bench import fill
+
+    from accounts.models import User
+    from projects.models import Project
+    from projects.services import create_project, set_member_role
+    from tickets.models import Ticket
+
+    name = f"Board {size}"
+    project = Project.objects.filter(name=name).first()
+    if project is not None and Ticket.objects.filter(project=project).count() == size:
+        return project
+    Project.objects.filter(name=name).delete()
+    owner, _ = User.objects.get_or_create(username="bench-owner")
+    users = [owner] + [User.objects.get_or_create(username=f"bench-user-{i}", defaults={"name": f"Member {i}"})[0]
+                       for i in range(20)]
+    project = create_project(owner=owner, name=name, prefix="BB")
+    for user in users[1:]:
+        set_member_role(project=project, user=user, role="editor")
+    import board_bench
+
+    board_bench.TICKETS = size
+    fill(project, users)
+    return project
+
+
+def owner_client():
+    from django.test import Client
+
+    from accounts.models import User
+    from accounts.services import issue_token
+
+    return Client(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=User.objects.get(username='bench-owner'))[1]}")
+
+
+@contextmanager
+def legacy_api():
+    """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
+    from bench import legacy
+
+    with (mock.patch("tickets.views.board_payload", legacy.board_payload),
+          mock.patch("tickets.views.search_tickets", legacy.search_tickets),
+          mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):
+        yield
+
+
+def board_floor(project) -> bytes:
+    """The same JSON from two hand-written SQL queries and json.dumps: what the board cannot beat."""
+    from django.db import connection
+
+    from projects.selectors import project_members, project_statuses, project_tags
+    from projects.serializers import MemberOutput, TagOutput
+
+    ticket_sql = (
+        "SELECT t.id, t.number, t.title, s.slug, t.type, t.priority, t.deadline, {ts}, t.created_by_id, u.name, "
+        "u.username, (SELECT COUNT(*) FROM tickets_comment c WHERE c.ticket_id = t.id AND c.deleted_at IS NULL), "
+        "(SELECT COUNT(*) FROM tickets_checklistitem i WHERE i.ticket_id = t.id), "
+        "(SELECT COUNT(*) FROM tickets_checklistitem i WHERE i.ticket_id = t.id AND i.done) "
+        "FROM tickets_ticket t JOIN projects_status s ON s.id = t.status_id JOIN accounts_user u ON u.id = "
+        "t.created_by_id WHERE t.project_id = %s AND t.deleted_at IS NULL AND t.archived_at IS NULL "
+        "ORDER BY t.sort_order, t.id")
+    timestamp = ("to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
+                 if connection.vendor == "postgresql" else "substr(t.created_at, 1, 19)")
+    pairs_sql = (
+        "SELECT 0, x.ticket_id, g.id, g.name, g.color, NULL, g.sort_order FROM tickets_ticket_tags x JOIN projects_tag g "
+        "ON g.id = x.tag_id JOIN tickets_ticket t ON t.id = x.ticket_id WHERE t.project_id = %s "
+        "UNION ALL SELECT 1, y.ticket_id, u.id, u.name, u.username, u.avatar_url, 0 FROM tickets_ticket_assignees y "
+        "JOIN accounts_user u ON u.id = y.user_id JOIN tickets_ticket t ON t.id = y.ticket_id WHERE t.project_id = %s")
+    with connection.cursor() as cursor:
+        cursor.execute(ticket_sql.format(ts=timestamp), [project.pk])
+        rows = cursor.fetchall()
+        cursor.execute(pairs_sql, [project.pk, project.pk])
+        pairs = cursor.fetchall()
+    tags, assignees = {}, {}
+    for kind, ticket_id, pk, name, other, extra, _ in sorted(pairs, key=lambda pair: (pair[0], pair[6], pair[2])):
+        if kind == 0:
+            tags.setdefault(ticket_id, []).append({"id": pk, "name": name, "color": other})
+        else:
+            assignees.setdefault(ticket_id, []).append({"id": pk, "name": name or other, "avatar": extra or None})
+    columns = {status.slug: [] for status in project_statuses(project=project)}
+    for (pk, number, title, slug, type_, priority, deadline, created, creator, name, username, reactions, total,
+         done) in rows:
+        columns[slug].append({
+            "id": pk, "project_ticket_number": number, "prefix_ref": f"{project.prefix}-{number}", "title": title,
+            "status": slug, "type": type_, "priority": priority, "deadline": deadline and deadline.isoformat(),
+            "tags": tags.get(pk, []), "created_at": created, "assignees": assignees.get(pk, []),
+            "creator": {"id": creator, "name": name or username}, "reaction_count": reactions,
+            "checklist_total": total, "checklist_done": done})
+    return json.dumps({"columns": columns, "tags": TagOutput(project_tags(project=project), many=True).data,
+                       "members": MemberOutput(project_members(project=project), many=True).data},
+                      ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _board_times(project, runs: int, legacy_runs: int) -> dict:
+    client = owner_client()
+    url = f"/api/v1/projects/{project.pk}/board"
+    times = {"now": p50(lambda: client.get(url), runs)}
+    with legacy_api():
+        # The old board at 20,000 tickets takes seconds: the runs after the first are warm enough.
+        times["before"] = p50(lambda: client.get(url), legacy_runs, warm_up=legacy_runs > 2)
+    return times
+
+
+def board() -> dict:
+    setup("board")
+    small, _ = BOARD_SIZES
+    project = board_project(small)
+    gc.freeze()  # as config/asgi.py does in the server
+    times = _board_times(project, 5 if SMALL else 20, 3 if SMALL else 10)
+    floor = p50(lambda: board_floor(project), 5 if SMALL else 20)
+    return {"figure": f"board p50 at {small:,} tickets ÷ floor", "value": f"{ratio(times['now'], floor)}×",
+            "goal": "≤ 2×", "baseline": f"{ratio(times['before'], floor)}×",
+            "details": f"board {times['now']:.0f} ms (before: {times['before']:.0f} ms); floor (2 SQL queries + "
+                       f"json.dumps) {floor:.0f} ms"}
+
+
+def growth() -> dict:
+    setup("board")
+    small, large = BOARD_SIZES
+    small_project, large_project = board_project(small), board_project(large)
+    gc.freeze()
+    at_small = _board_times(small_project, 5 if SMALL else 10, 3 if SMALL else 5)
+    at_large = _board_times(large_project, 3 if SMALL else 5, 2)
+    return {"figure": f"board growth {small:,} → {large:,} tickets", "value":
+            f"{ratio(at_large['now'], at_small['now'])}× the time", "goal": "≤ 10×, under 1 s p50",
+            "baseline": f"{ratio(at_large['before'], at_small['before'])}× the time",
+            "details": f"{large:,} tickets: {at_large['now']:.0f} ms p50 (before: {at_large['before']:.0f} ms)"}
+
+
+# ---- servers ----------------------------------------------------------------------------------
+
+def _token() -> str:
+    from accounts.models import User
+    from accounts.services import issue_token
+
+    return issue_token(user=User.objects.get(username="bench-owner"))[1]
+
+
+def detail() -> dict:
+    from bench.load import Servers, hammer
+
+    setup("board")
+    project = board_project(BOARD_SIZES[0])
+    headers = {"Authorization": f"Bearer {_token()}"}
+    seconds, clients = (1, 2) if SMALL else (8, 8)
+    numbers = list(range(1, BOARD_SIZES[0] + 1))
+    rng = random.Random(3)
+    results = {}
+    for kind in ["daphne", "gunicorn"]:
+        with Servers(kind, {"DATABASE_URL": os.environ["DATABASE_URL"]}) as servers:
+            hammer(servers.ports, lambda: ("GET", "/bench/trivial", {}, b""), clients=clients, seconds=1)  # warm up
+            trivial = hammer(servers.ports, lambda: ("GET", "/bench/trivial", {}, b""), clients=clients,
+                             seconds=seconds)
+            ticket = hammer(servers.ports, lambda: (
+                "GET", f"/api/v1/projects/{project.pk}/tickets/{rng.choice(numbers)}", headers, b""),
+                clients=clients, seconds=seconds)
+            assert set(ticket["statuses"]) == {200}, ticket["statuses"]
+            results[kind] = (ticket["per_second"], trivial["per_second"])
+    (gd, gt), (dd, dt) = results["gunicorn"], results["daphne"]
+    return {"figure": "ticket detail throughput ÷ trivial JSON view, same server (2 processes)",
+            "value": f"{ratio(gd, gt)} (gunicorn+uvicorn)", "goal": "≥ 0.35",
+            "baseline": f"{ratio(dd, dt)} (daphne)",
+            "details": f"gunicorn+uvicorn: detail {gd:.0f}/s, trivial {gt:.0f}/s; daphne: detail {dd:.0f}/s, "
+                       f"trivial {dt:.0f}/s; {clients} keep-alive clients, {seconds} s each"}
+
+
+def creates() -> dict:
+    from bench.load import Servers, hammer
+
+    setup("board")
+    board_project(BOARD_SIZES[0])
+    from accounts.models import User
+    from projects.models import Project
+    from projects.services import create_project
+    from tickets.models import Ticket
+
+    headers = {"Authorization": f"Bearer {_token()}", "Content-Type": "application/json"}
+    body = json.dumps({"title": "Created under load", "tags": []}).encode()
+    seconds, limit = (1, 50) if SMALL else (8, 3000)
+    results = {}
+    for kind in ["daphne", "gunicorn"]:
+        Project.objects.filter(name=f"Creates {kind}").delete()
+        project = create_project(owner=User.objects.get(username="bench-owner"), name=f"Creates {kind}",
+                                 prefix="CR")
+        path = f"/api/v1/projects/{project.pk}/tickets"
+        with Servers(kind, {"DATABASE_URL": os.environ["DATABASE_URL"]}) as servers:
+            request = ("POST", path, headers, body)
+            run = hammer(servers.ports, lambda request=request: request, clients=16, seconds=seconds, limit=limit)
+        numbers = list(Ticket.objects.filter(project=project).values_list("number", flat=True))
+        results[kind] = (run["per_second"], len(numbers) - len(set(numbers)),
+                         sum(count for status, count in run["statuses"].items() if status >= 500))
+    (g, g_dup, g_5xx), (d, d_dup, d_5xx) = results["gunicorn"], results["daphne"]
+    return {"figure": "concurrent ticket creates, 16 clients", "value": f"{g:.0f}/s (gunicorn+uvicorn), "
+            f"{g_dup} duplicates, {g_5xx} 5xx", "goal": "≥ 150/s, 0 duplicates, 0 5xx",
+            "baseline": f"{d:.0f}/s (daphne), {d_dup} duplicates, {d_5xx} 5xx",
+            "details": "no connection pool on this branch (CONN_MAX_AGE=60)"}
+
+
+# ---- search -----------------------------------------------------------------------------------
+
+def search() -> dict:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import search_bench
+
+    if SMALL:
+        search_bench.TICKETS, search_bench.COMMENTS = 300, 900
+    setup("search")
+    from django.db import connection
+
+    from bench import legacy
+    from projects.models import Project
+
+    if not search_bench.filled():
+        if connection.vendor == "postgresql":
+            search_bench.fill()
+        else:
+            _fill_small_search(search_bench)
+    project = Project.objects.get(name=search_bench.PROJECT_NAME)
+    gc.freeze()
+    client = owner_client()
+    rare = search_bench.vocabulary(random.Random(42))[-1]
+    runs = 5 if SMALL else 30
+
+    def url(query):
+        return f"/api/v1/projects/{project.pk}/tickets/search?{urlencode({'q': query})}"
+
+    def get(query):
+        response = client.get(url(query))
+        assert response.status_code == 200
+        return response.json()
+
+    sql, params = legacy.ranked_ids(project=project, query=rare, fields={"title", "description", "comments"}
+                                    ).query.sql_with_params()
+
+    def by_hand():
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            cursor.fetchall()
+
+    hand = p50(by_hand, runs)
+    now = p50(lambda: get(rare), runs)
+    common = p50(lambda: get("error"), max(3, runs // 3))
+    body = get("error")
+    with legacy_api():
+        before = p50(lambda: get(rare), runs)
+        common_before = p50(lambda: get("error"), max(3, runs // 6))
+        total_before = get("error")["total"]
+    return {"figure": f"search p50, {search_bench.TICKETS:,} tickets / {search_bench.COMMENTS:,} comments, rare "
+                      "word ÷ the same SQL by hand", "value": f"{ratio(now, hand)}× ({now:.0f} ms)",
+            "goal": "≤ 2× (< 30 ms)", "baseline": f"{ratio(before, hand)}× ({before:.0f} ms)",
+            "details": f"hand SQL {hand:.1f} ms; common word `error`: {common:.0f} ms, total {body['total']} "
+                       f"(capped: {str(body['total_capped']).lower()}; before: {common_before:.0f} ms, exact total "
+                       f"{total_before})"}
+
+
+def _fill_small_search(search_bench) -> None:
+    """The generator's vocabulary and shape, through the ORM (SQLite has no COPY)."""
+    from accounts.models import User
+    from projects.services import create_project
+    from tickets.models import Comment, Ticket
+
+    rng = random.Random(42)
+    owner, _ = User.objects.get_or_create(username="bench-owner")
+    project = create_project(owner=owner, name=search_bench.PROJECT_NAME, prefix="SB")
+    words, status = search_bench.vocabulary(rng), project.statuses.first()
+    titles = search_bench.sentences(rng, words[20:], search_bench.TICKETS, 3, 9)
+    titles[-1] += f" {words[-1]}"  # the rare word, found once
+    tickets = Ticket.objects.bulk_create(
+        Ticket(project=project, number=n, title=title, description=description, status=status, created_by=owner)
+        for n, (title, description) in enumerate(zip(titles, search_bench.sentences(
+            rng, words, search_bench.TICKETS, 0, 120), strict=True), start=1))
+    Comment.objects.bulk_create(Comment(ticket=rng.choice(tickets), author=owner, message=message)
+                                for message in search_bench.sentences(rng, words, search_bench.COMMENTS, 2, 40))
+
+
+# ---- websockets -------------------------------------------------------------------------------
+
+def fanout() -> dict:
+    viewers, moves = (20, 5) if SMALL else (500, 20)
+    env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL}
+    process = subprocess.run([sys.executable, "bench/ws_fanout.py"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=400, check=True)
+    result = json.loads(process.stdout[process.stdout.index("{"):])
+    return {"figure": f"{viewers} websocket viewers, {result['layer']} layer", "value":
+            f"{result['frames_lost']} lost, p99 {result['latency_ms_p99']:.0f} ms, "
+            f"{result['server_kib_per_connection']:.0f} KiB per connection",
+            "goal": "0 lost, p99 < 150 ms, < 64 KiB per connection", "baseline": "0 lost, p99 ~120 ms (issue 14)",
+            "details": f"p50 {result['latency_ms_p50']:.0f} ms, last viewer p99 {result['last_viewer_ms_p99']:.0f} ms,"
+                       f" {moves} moves, one daphne process"}

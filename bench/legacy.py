@@ -1,0 +1,86 @@
+"""The board and search as they were before issue 14: the baselines `make bench` measures in the
+same run, and the board's shape reference of tests/tickets/test_output_shapes.py."""
+
+from django.db.models import BooleanField, Case, Count, ExpressionWrapper, Prefetch, Q, When, Window
+from rest_framework.renderers import JSONRenderer
+
+from accounts.models import User
+from projects import selectors as project_selectors
+from projects.serializers import MemberOutput, TagOutput
+from tickets import selectors
+from tickets.models import ChecklistItem, Comment, Ticket
+from tickets.search import (
+    SEARCH_LIMIT,
+    TEXT_FIELDS,
+    SearchResult,
+    _add_matches,
+    _comment_hits,
+    referenced_number,
+    searched_tickets,
+)
+from tickets.serializers import BoardTicketOutput
+
+
+def board_tickets(tickets):
+    """Tickets as ORM objects with every board field, as the board loaded them."""
+    return (tickets.prefetch_related("project", "status", "created_by", selectors.ordered_tags(),
+                                     Prefetch("assignees", queryset=User.objects.order_by("id"),
+                                              to_attr="assignee_list"))
+            .annotate(reaction_count=selectors.count_of(Comment, deleted_at__isnull=True),
+                      checklist_total=selectors.count_of(ChecklistItem),
+                      checklist_done=selectors.count_of(ChecklistItem, done=True)))
+
+
+def board_payload(*, membership) -> dict:
+    project = membership.project
+    tickets = BoardTicketOutput(board_tickets(Ticket.objects.active().filter(project=project))
+                                .order_by("sort_order", "id"), many=True).data
+    by_status = {}
+    for ticket in tickets:
+        by_status.setdefault(ticket["status"], []).append(ticket)
+    return {
+        "project": {"id": project.id, "name": project.name, "prefix": project.prefix,
+                    "estimation_mode": project.estimation_mode, "role": membership.role,
+                    "docs_enabled": project.docs_enabled},
+        "columns": [{"status": status.slug, "hidden": status.hidden, "tickets": by_status.get(status.slug, [])}
+                    for status in project_selectors.project_statuses(project=project)],
+        "tags": TagOutput(project_selectors.project_tags(project=project), many=True).data,
+        "members": MemberOutput(project_selectors.project_members(project=project), many=True).data,
+        "velocity": selectors.velocity(project=project),
+    }
+
+
+def ranked_ids(*, project, query, fields, statuses=(), include_archived=False):
+    """The matching ids, ranked, with the full count alongside: one pass over every match."""
+    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
+    number = referenced_number(project=project, query=query)
+    ranks = [When(number=number, then=0)] if number is not None else []
+    if "title" in fields:
+        ranks.append(When(title__icontains=query, then=1))
+    lookups = [tickets.filter(**{f"{field}__icontains": query}).values("pk") for field in TEXT_FIELDS
+               if field in fields]
+    if "comments" in fields:
+        lookups.append(_comment_hits(query).filter(ticket__in=tickets).values("ticket_id"))
+    if number is not None:
+        lookups.append(tickets.filter(number=number).values("pk"))
+    return (Ticket.objects.filter(pk__in=lookups[0].union(*lookups[1:]))
+            .annotate(rank=Case(*ranks, default=2), total=Window(Count("pk")))
+            .order_by("rank", "-updated_at", "-id").values_list("pk", "total")[:SEARCH_LIMIT])
+
+
+def search_tickets(*, project, query, fields, statuses=(), include_archived=False) -> SearchResult:
+    ranked = list(ranked_ids(project=project, query=query, fields=fields, statuses=statuses,
+                             include_archived=include_archived))
+    hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
+            for field in TEXT_FIELDS if field in fields}
+    rows = (Ticket.objects.filter(pk__in=[pk for pk, _ in ranked]).select_related("project", "status")
+            .prefetch_related(selectors.ordered_tags())
+            .annotate(comment_count=selectors.count_of(Comment, deleted_at__isnull=True), **hits))
+    by_id = {ticket.pk: ticket for ticket in rows}
+    page = [by_id[pk] for pk, _ in ranked]
+    _add_matches(page, query, fields)
+    return SearchResult(tickets=page, total=ranked[0][1] if ranked else 0, total_capped=False)
+
+
+class LegacyRenderer(JSONRenderer):
+    """DRF's own renderer, as the API used before orjson."""

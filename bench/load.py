@@ -1,0 +1,117 @@
+"""Servers on 127.0.0.1 and a keep-alive HTTP load generator, for the throughput figures."""
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.realtime.servers import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_SECONDS = 60
+
+
+class Servers:
+    """`kind` ("daphne" or "gunicorn") serving config.asgi in `processes` processes: daphne has no
+    workers, so it runs one process per port and the load generator spreads its connections over them
+    as a proxy would; gunicorn forks uvicorn workers that share one port."""
+
+    def __init__(self, kind: str, env: dict[str, str], processes: int = 2):
+        self.kind, self.processes = kind, processes
+        self.env = {**os.environ, "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+                    "DJANGO_SETTINGS_MODULE": "bench.settings", "DJANGO_DEBUG": "0", **env}
+        self.ports = [free_port() for _ in range(processes if kind == "daphne" else 1)]
+        self.started = []
+
+    def __enter__(self) -> "Servers":
+        self.log = tempfile.TemporaryFile()
+        if self.kind == "daphne":
+            commands = [[sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
+                        for port in self.ports]
+        else:
+            commands = [[sys.executable, "-m", "gunicorn", "-w", str(self.processes), "-k",
+                         "uvicorn_worker.UvicornWorker", "-b", f"127.0.0.1:{self.ports[0]}", "--log-level", "warning",
+                         "config.asgi:application"]]
+        for command in commands:
+            self.started.append(subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log,
+                                                 stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + STARTUP_SECONDS
+        for port in self.ports:
+            while not asyncio.run(_answers(port)):
+                if time.monotonic() > deadline or any(p.poll() is not None for p in self.started):
+                    self.__exit__()
+                    self.log.seek(0)
+                    raise RuntimeError(f"{self.kind} did not start:\n{self.log.read().decode(errors='replace')}")
+                time.sleep(0.2)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for process in self.started:
+            process.terminate()
+        for process in self.started:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.log.close()
+
+
+async def _answers(port: int) -> bool:
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        status, _ = await Connection(reader, writer).request("GET", "/bench/trivial", {})
+        writer.close()
+    except (OSError, asyncio.IncompleteReadError):
+        return False
+    return status == 200
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection."""
+
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+
+    async def request(self, method: str, path: str, headers: dict, body: bytes = b"") -> tuple[int, bytes]:
+        lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", f"Content-Length: {len(body)}",
+                 *(f"{name}: {value}" for name, value in headers.items())]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        return status, await self.reader.readexactly(length)
+
+
+async def _client(port: int, make_request, until: float, stats: dict, limit: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    connection = Connection(reader, writer)
+    try:
+        while time.perf_counter() < until and stats["done"] < limit:
+            method, path, headers, body = make_request()
+            status, _ = await connection.request(method, path, headers, body)
+            stats["done"] += 1
+            stats["statuses"][status] = stats["statuses"].get(status, 0) + 1
+    finally:
+        writer.close()
+
+
+def hammer(ports: list[int], make_request, *, clients: int, seconds: float, limit: int = 10**9) -> dict:
+    """`clients` connections (spread over `ports`) sending requests back to back for `seconds` at
+    most (and `limit` requests in all); answers requests per second and the statuses seen."""
+    stats = {"done": 0, "statuses": {}}
+
+    async def run():
+        until = time.perf_counter() + seconds
+        await asyncio.gather(*(_client(ports[index % len(ports)], make_request, until, stats, limit)
+                               for index in range(clients)))
+
+    started = time.perf_counter()
+    asyncio.run(run())
+    return {"per_second": stats["done"] / (time.perf_counter() - started), **stats}
