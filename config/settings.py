@@ -232,11 +232,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tracker API",
-    "DESCRIPTION": (
-        "Projects, kanban tickets, comments, checklists, blockers, attachments and tags. "
-        "Every request carries `Authorization: Bearer <64-hex personal token>`; every error "
-        "is JSON with an `error` message."
-    ),
+    "DESCRIPTION": (Path(BASE_DIR / "docs" / "api.md")).read_text(encoding="utf-8"),
     "VERSION": "1.0.0",
     # 3.1: null is a JSON Schema type, so "an entry or null" reads the same to every validator and generator.
     "OAS_VERSION": "3.1.0",

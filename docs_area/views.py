@@ -1,12 +1,12 @@
 from functools import cached_property
 
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from attachments.files import download_response
+from attachments.schema import download_responses
 from attachments.uploads import accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
@@ -65,12 +65,14 @@ class DocsViewSet(DocsScopedViewSet):
     @extend_schema(description="The root level: its folders and articles (with content).",
                    responses={200: DocsListingOutput, **READ_ERRORS})
     def root(self, request, project_id):
+        """List the documentation root."""
         return Response(_listing(self.membership, None))
 
     @extend_schema(description="Array position becomes `sort_order`. All ids of a list must be live ones of this "
                                "project sharing one parent; otherwise 422 and nothing changes.",
                    request=DocsSortInput, responses={200: SUCCESS, **WRITE_ERRORS})
     def sort(self, request, project_id):
+        """Reorder folders and articles."""
         data = validated(DocsSortInput, request.data)
         services.sort_docs(project=self.project, folder_ids=data.get("folders"), article_ids=data.get("articles"),
                            actor=request.user)
@@ -90,10 +92,12 @@ class FolderViewSet(DocsScopedViewSet):
     @extend_schema(description="One folder's level: `current_folder` and the breadcrumbs from the root down to it.",
                    responses={200: DocsListingOutput, **READ_ERRORS})
     def retrieve(self, request, project_id, folder_id):
+        """List a folder."""
         return Response(_listing(self.membership, self.object))
 
     @extend_schema(request=CreateFolderInput, responses={201: FOLDER, **WRITE_ERRORS})
     def create(self, request, project_id):
+        """Create a folder."""
         data = validated(CreateFolderInput, request.data)
         folder = services.create_folder(project=self.project, actor=request.user, **data)
         return Response({"success": True, "folder": DocsFolderOutput(folder).data}, status=status.HTTP_201_CREATED)
@@ -101,6 +105,7 @@ class FolderViewSet(DocsScopedViewSet):
     @extend_schema(description="`parent_id` null moves the folder to the root; it cannot go under itself or any of "
                                "its subfolders (422).", operation_id="docs_folder_update", request=UpdateFolderInput, responses={200: FOLDER, **WRITE_ERRORS})
     def update(self, request, project_id, folder_id):
+        """Rename or move a folder."""
         data = validated(UpdateFolderInput, request.data)
         folder = services.update_folder(folder=self.object, actor=request.user, **data)
         return Response({"success": True, "folder": DocsFolderOutput(folder).data})
@@ -110,6 +115,7 @@ class FolderViewSet(DocsScopedViewSet):
                        200: envelope("DocsFolderDeleted", success=True,
                                      parent_id=serializers.IntegerField(allow_null=True)), **WRITE_ERRORS})
     def destroy(self, request, project_id, folder_id):
+        """Delete a folder."""
         parent_id = services.delete_folder(folder=self.object, actor=request.user)
         return Response({"success": True, "parent_id": parent_id})
 
@@ -128,6 +134,7 @@ class ArticleViewSet(DocsScopedViewSet):
 
     @extend_schema(responses={200: ArticleDetailPageOutput, **READ_ERRORS})
     def retrieve(self, request, project_id, article_id):
+        """Get an article."""
         article = self.object
         return Response(ArticleDetailPageOutput({
             "success": True, "role": self.membership.role, "current_user_id": request.user.pk, "article": article,
@@ -138,6 +145,7 @@ class ArticleViewSet(DocsScopedViewSet):
 
     @extend_schema(request=CreateArticleInput, responses={201: ARTICLE, **WRITE_ERRORS})
     def create(self, request, project_id):
+        """Create an article."""
         data = validated(CreateArticleInput, request.data)
         article = services.create_article(project=self.project, actor=request.user, **data)
         return Response({"success": True, "article": ArticleOutput(article).data}, status=status.HTTP_201_CREATED)
@@ -146,12 +154,14 @@ class ArticleViewSet(DocsScopedViewSet):
                                "becomes `updated_by`; a change of title or content keeps the previous pair as a "
                                "version.", operation_id="docs_article_update", request=UpdateArticleInput, responses={200: ARTICLE, **WRITE_ERRORS})
     def update(self, request, project_id, article_id):
+        """Update an article."""
         data = validated(UpdateArticleInput, request.data)
         article = services.update_article(article=self.object, actor=request.user, **data)
         return Response({"success": True, "article": ArticleOutput(article).data})
 
     @extend_schema(request=None, responses={200: SUCCESS, **WRITE_ERRORS})
     def destroy(self, request, project_id, article_id):
+        """Delete an article."""
         services.delete_article(article=self.object, actor=request.user)
         return Response({"success": True})
 
@@ -159,6 +169,7 @@ class ArticleViewSet(DocsScopedViewSet):
                                "own copies of the attachment files.", request=None,
                    responses={201: ARTICLE, **WRITE_ERRORS})
     def copy(self, request, project_id, article_id):
+        """Copy an article."""
         article = services.copy_article(article=self.object, actor=request.user)
         return Response({"success": True, "article": ArticleOutput(article).data}, status=status.HTTP_201_CREATED)
 
@@ -167,12 +178,14 @@ class ArticleViewSet(DocsScopedViewSet):
                    responses={200: envelope("ArticleVersionList", success=True,
                                             versions=ArticleVersionOutput(many=True)), **READ_ERRORS})
     def versions(self, request, project_id, article_id):
+        """List an article's earlier versions."""
         versions = selectors.article_versions(article=self.object)
         return Response({"success": True, "versions": ArticleVersionOutput(versions, many=True).data})
 
     @extend_schema(description="Any member may comment.", request=ArticleCommentInput,
                    responses={201: COMMENT, **error_responses(401, 404, 422)})
     def comment(self, request, project_id, article_id):
+        """Comment on an article."""
         message = validated(ArticleCommentInput, request.data)["message"]
         comment = services.add_comment(article=self.object, author=request.user, message=message)
         return Response({"success": True, "comment": ArticleCommentWrittenOutput(comment).data},
@@ -182,6 +195,7 @@ class ArticleViewSet(DocsScopedViewSet):
                    responses={200: envelope("ArticleAttachmentList", success=True,
                                             attachments=ArticleAttachmentOutput(many=True)), **WRITE_ERRORS})
     def attach(self, request, project_id, article_id):
+        """Attach files to an article."""
         uploads = accepted_uploads(request)
         attachments = services.attach_files(article=self.object, uploads=uploads, actor=request.user)
         return Response({"success": True, "attachments": ArticleAttachmentOutput(attachments, many=True).data})
@@ -199,6 +213,7 @@ class ArticleCommentViewSet(DocsScopedViewSet):
 
     @extend_schema(description="Its author only.", request=ArticleCommentInput, responses={200: COMMENT, **WRITE_ERRORS})
     def update(self, request, project_id, comment_id):
+        """Edit an article comment."""
         message = validated(ArticleCommentInput, request.data)["message"]
         comment = services.edit_comment(comment=self.object, message=message, actor=request.user)
         return Response({"success": True, "comment": ArticleCommentWrittenOutput(comment).data})
@@ -206,6 +221,7 @@ class ArticleCommentViewSet(DocsScopedViewSet):
     @extend_schema(description="Soft delete: its author, or a manager.", request=None,
                    responses={200: SUCCESS, **WRITE_ERRORS})
     def destroy(self, request, project_id, comment_id):
+        """Delete an article comment."""
         services.delete_comment(comment=self.object, actor=request.user)
         return Response({"success": True})
 
@@ -223,12 +239,15 @@ class ArticleAttachmentViewSet(DocsScopedViewSet):
 
     @extend_schema(description="The file as uploaded, never kept by shared caches. Raster images and PDF come "
                                "`inline`, every other type as a download.",
-                   responses={(200, "*/*"): OpenApiTypes.BINARY, **READ_ERRORS})
+                   responses={**download_responses("The file, with its own media type; Cache-Control: private"),
+                              **READ_ERRORS})
     def download(self, request, project_id, attachment_id):
+        """Download an article attachment."""
         return download_response(self.object, private=True)
 
     @extend_schema(description="Remove the attachment and its stored file: contributor and up.", request=None,
                    responses={200: SUCCESS, **WRITE_ERRORS})
     def destroy(self, request, project_id, attachment_id):
+        """Delete an article attachment."""
         services.delete_attachment(attachment=self.object, actor=request.user)
         return Response({"success": True})

@@ -20,16 +20,19 @@ class NotificationViewSet(ViewSet):
                    responses={200: envelope("NotificationList", notifications=NotificationOutput(many=True)),
                               **error_responses(401)})
     def list(self, request):
+        """List your 20 most recent notifications."""
         unread_only = validated(NotificationListFilterInput, request.query_params)["filter"] == "unread"
         notifications = selectors.recent_notifications(user=request.user, unread_only=unread_only)
         return Response({"notifications": NotificationOutput(notifications, many=True).data})
 
     @extend_schema(responses={200: envelope("NotificationUnreadCount", count=UNREAD_COUNT), **error_responses(401)})
     def unread_count(self, request):
+        """Count your unread notifications."""
         return Response({"count": selectors.unread_count(user=request.user)})
 
     @extend_schema(request=MarkReadForTicketInput, responses={200: MARKED, **error_responses(401, 404, 422)})
     def mark_read_for_ticket(self, request):
+        """Mark your notifications about a ticket read."""
         ticket_id = validated(MarkReadForTicketInput, request.data)["ticket_id"]
         ticket = selectors.visible_ticket(user=request.user, ticket_id=ticket_id)
         services.mark_read_for_ticket(user=request.user, ticket=ticket)
@@ -37,5 +40,6 @@ class NotificationViewSet(ViewSet):
 
     @extend_schema(request=None, responses={200: MARKED, **error_responses(401)})
     def mark_all_read(self, request):
+        """Mark all your notifications read."""
         services.mark_all_read(user=request.user)
         return Response({"success": True, "unread_count": selectors.unread_count(user=request.user)})

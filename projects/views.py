@@ -81,12 +81,14 @@ class ProjectCollectionViewSet(ViewSet):
     @extend_schema(responses={200: envelope("ProjectList", projects=MembershipProjectOutput(many=True)),
                               **error_responses(401)})
     def list(self, request):
+        """List your projects."""
         memberships = selectors.memberships_of(user=request.user)
         return Response({"projects": MembershipProjectOutput(memberships, many=True).data})
 
     @extend_schema(request=CreateProjectInput,
                    responses={201: envelope("ProjectCreated", project=ProjectOutput()), **error_responses(401, 422)})
     def create(self, request):
+        """Create a project."""
         data = validated(CreateProjectInput, request.data)
         project = services.create_project(owner=request.user, **data)
         return Response({"project": ProjectOutput(project).data}, status=status.HTTP_201_CREATED)
@@ -98,12 +100,14 @@ class ProjectViewSet(ProjectScopedViewSet):
     @extend_schema(responses={200: envelope("StatusList", statuses=StatusOutput(many=True)),
                               **error_responses(401, 404)})
     def statuses(self, request, project_id):
+        """List the project's statuses (columns)."""
         statuses = selectors.project_statuses(project=self.project)
         return Response({"statuses": StatusOutput(statuses, many=True).data})
 
     @extend_schema(responses={200: envelope("MemberList", members=MemberOutput(many=True)),
                               **error_responses(401, 404)})
     def members(self, request, project_id):
+        """List the project's members."""
         members = selectors.project_members(project=self.project)
         return Response({"members": MemberOutput(members, many=True).data})
 
@@ -118,16 +122,19 @@ class TagViewSet(ProjectScopedViewSet):
 
     @extend_schema(responses={200: envelope("TagList", tags=TagOutput(many=True)), **error_responses(401, 404)})
     def list(self, request, project_id):
+        """List tags."""
         return Response({"tags": TagOutput(selectors.project_tags(project=self.project), many=True).data})
 
     @extend_schema(request=CreateTagInput,
                    responses={201: envelope("TagCreated", tag=TagOutput()), **error_responses(401, 403, 404, 422)})
     def create(self, request, project_id):
+        """Create a tag."""
         data = validated(CreateTagInput, request.data)
         tag = services.create_tag(project=self.project, **data)
         return Response({"tag": TagOutput(tag).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, tag_id):
+        """Delete a tag."""
         services.delete_tag(tag=self.object, actor=request.user)
         return Response({"ok": True})

@@ -48,7 +48,8 @@ class TicketFieldsInput(serializers.Serializer):
     priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True)
     deadline = serializers.DateField(allow_null=True)
     story_points = serializers.IntegerField(min_value=0, max_value=3, allow_null=True)
-    estimated_hours = serializers.DecimalField(max_digits=7, decimal_places=2, min_value=0, allow_null=True)
+    estimated_hours = serializers.DecimalField(max_digits=7, decimal_places=2, min_value=0, allow_null=True,
+                                               coerce_to_string=False)
     tags = ProjectTagsField()
 
     def validate_story_points(self, value):
@@ -71,7 +72,7 @@ class CreateTicketInput(TicketFieldsInput):
     deadline = serializers.DateField(allow_null=True, default=None)
     story_points = serializers.IntegerField(min_value=0, max_value=3, allow_null=True, default=None)
     estimated_hours = serializers.DecimalField(max_digits=7, decimal_places=2, min_value=0, allow_null=True,
-                                               default=None)
+                                               coerce_to_string=False, default=None)
     checklist = serializers.ListField(child=serializers.CharField(max_length=500), default=list, max_length=500)
     tags = ProjectTagsField(default=list)
 

@@ -1,10 +1,10 @@
 from django.conf import settings
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from attachments.files import download_response
+from attachments.schema import download_responses
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
@@ -94,6 +94,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
                    responses={200: envelope("TicketList", tickets=TicketListOutput(many=True)),
                               **error_responses(401, 404, 422)})
     def list(self, request, project_id):
+        """List tickets."""
         filters = validated(TicketListFilterInput, request.query_params, project=self.project)
         tickets = selectors.ticket_list(project=self.project, status=filters.get("status"))
         return Response({"tickets": ticket_shapes(tickets)})
@@ -102,17 +103,20 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
                    responses={201: envelope("TicketCreated", ticket_ref=serializers.CharField()),
                               **error_responses(401, 403, 404, 422)})
     def create(self, request, project_id):
+        """Create a ticket."""
         data = validated(CreateTicketInput, request.data, project=self.project)
         ticket = services.create_ticket(project=self.project, actor=request.user, **data)
         return Response({"ticket_ref": ticket.prefix_ref}, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: BOARD_RESPONSE, **error_responses(401, 404)})
     def board(self, request, project_id):
+        """Get the kanban board."""
         return Response(board_payload(membership=self.membership))
 
     @extend_schema(responses={200: envelope("ProjectStats", open_tickets=serializers.IntegerField()),
                               **error_responses(401, 404)})
     def stats(self, request, project_id):
+        """Count open tickets."""
         return Response({"open_tickets": selectors.open_ticket_count(project=self.project)})
 
     @extend_schema(parameters=[OpenApiParameter("q", str, description="Title filter, at least 2 characters")],
@@ -120,6 +124,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
                                             tickets=ArchivedTicketOutput(many=True)),
                               **error_responses(401, 404)})
     def archived(self, request, project_id):
+        """List archived tickets."""
         query = validated(ArchivedFilterInput, request.query_params)["q"].strip()
         tickets = selectors.archived_tickets(project=self.project, title_query=query)
         return Response({"success": True, "role": self.membership.role,
@@ -127,6 +132,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=SortColumnInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def sort(self, request, project_id):
+        """Reorder a column."""
         data = validated(SortColumnInput, request.data, project=self.project)
         services.sort_column(project=self.project, actor=request.user, **data)
         return Response({"ok": True})
@@ -150,22 +156,26 @@ class TicketViewSet(ProjectScopedViewSet):
     @extend_schema(responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()),
                               **error_responses(401, 404)})
     def retrieve(self, request, project_id, number):
+        """Get a ticket."""
         return Response({"ticket": TicketDetailOutput(selectors.ticket_detail(ticket=self.ticket)).data})
 
     @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, project_id, number):
+        """Update a ticket."""
         changes = validated(UpdateTicketInput, request.data, project=self.project)
         services.update_ticket(ticket=self.ticket, actor=request.user, **changes)
         return Response({"ok": True})
 
     @extend_schema(request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def move(self, request, project_id, number):
+        """Move a ticket to a status."""
         data = validated(MoveTicketInput, request.data, project=self.project)
         services.move_ticket(ticket=self.ticket, status=data["status"], actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def archive(self, request, project_id, number):
+        """Archive a ticket."""
         services.archive_ticket(ticket=self.ticket, actor=request.user)
         return Response({"ok": True})
 
@@ -173,17 +183,20 @@ class TicketViewSet(ProjectScopedViewSet):
         200: envelope("TicketUnarchived", ok=True, ticket=UnarchivedTicketOutput()),
         **error_responses(401, 403, 404)})
     def unarchive(self, request, project_id, number):
+        """Unarchive a ticket."""
         ticket = services.unarchive_ticket(ticket=self.ticket, actor=request.user)
         [shape] = ticket_shapes(selectors.board_tickets_by_id(ticket_ids=[ticket.pk]))
         return Response({"ok": True, "ticket": {**shape, "archived_at": timestamp(ticket.archived_at)}})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, number):
+        """Delete a ticket."""
         services.delete_ticket(ticket=self.ticket, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=UserIdInput, responses={201: OK, **error_responses(401, 403, 404, 422)})
     def assign(self, request, project_id, number):
+        """Assign a member to a ticket."""
         user_id = validated(UserIdInput, request.data)["user_id"]
         user = project_selectors.member_user(project=self.project, user_id=user_id)
         services.assign_user(ticket=self.ticket, user=user, actor=request.user)
@@ -191,6 +204,7 @@ class TicketViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=UserIdInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def unassign(self, request, project_id, number):
+        """Unassign a member from a ticket."""
         user_id = validated(UserIdInput, request.data)["user_id"]
         services.unassign_user(ticket=self.ticket, user_id=user_id, actor=request.user)
         return Response({"ok": True})
@@ -198,12 +212,14 @@ class TicketViewSet(ProjectScopedViewSet):
     @extend_schema(responses={200: envelope("TicketHistory", history=ActivityOutput(many=True)),
                               **error_responses(401, 404)})
     def history(self, request, project_id, number):
+        """List a ticket's history."""
         return Response({"history": ActivityOutput(selectors.ticket_history(ticket=self.ticket), many=True).data})
 
     @extend_schema(request=CommentInput, responses={
         201: envelope("CommentCreated", ok=True, reaction_id=serializers.IntegerField()),
         **error_responses(401, 404, 422)})
     def comment(self, request, project_id, number):
+        """Comment on a ticket."""
         message = validated(CommentInput, request.data)["comment"]
         comment = services.add_comment(ticket=self.ticket, author=request.user, message=message)
         return Response({"ok": True, "reaction_id": comment.pk}, status=status.HTTP_201_CREATED)
@@ -227,18 +243,21 @@ class CommentViewSet(ProjectScopedViewSet):
 
     @extend_schema(request=CommentEditInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, comment_id):
+        """Edit a comment."""
         message = validated(CommentEditInput, request.data)["message"]
         services.edit_comment(comment=self.object, message=message, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, comment_id):
+        """Delete a comment."""
         services.delete_comment(comment=self.object, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(description="Attach files to the comment (and its ticket): its author, or editor and up.",
                    request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
     def attach(self, request, comment_id):
+        """Attach files to a comment."""
         return _attached(request, ticket=self.object.ticket, comment=self.object)
 
 class TicketChecklistViewSet(TicketIdScopedViewSet):
@@ -250,12 +269,14 @@ class TicketChecklistViewSet(TicketIdScopedViewSet):
         201: envelope("ChecklistItemCreated", ok=True, item=ChecklistItemOutput()),
         **error_responses(401, 403, 404, 422)})
     def create(self, request, ticket_id):
+        """Add a checklist item."""
         text = validated(ChecklistTextInput, request.data)["text"]
         item = services.add_checklist_item(ticket=self.ticket, text=text, actor=request.user)
         return Response({"ok": True, "item": ChecklistItemOutput(item).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=SortChecklistInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def sort(self, request, ticket_id):
+        """Reorder a ticket's checklist."""
         item_ids = validated(SortChecklistInput, request.data)["item_ids"]
         services.sort_checklist(ticket=self.ticket, item_ids=item_ids, actor=request.user)
         return Response({"ok": True})
@@ -275,17 +296,20 @@ class ChecklistItemViewSet(ProjectScopedViewSet):
         200: envelope("ChecklistItemToggled", ok=True, done=serializers.IntegerField(help_text="0 or 1")),
         **error_responses(401, 403, 404, 422)})
     def toggle(self, request, item_id):
+        """Toggle a checklist item done or not done."""
         item = services.toggle_checklist_item(item=self.object, actor=request.user)
         return Response({"ok": True, "done": int(item.done)})
 
     @extend_schema(request=ChecklistTextInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, item_id):
+        """Rename a checklist item."""
         text = validated(ChecklistTextInput, request.data)["text"]
         services.rename_checklist_item(item=self.object, text=text, actor=request.user)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, item_id):
+        """Delete a checklist item."""
         services.delete_checklist_item(item=self.object, actor=request.user)
         return Response({"ok": True})
 
@@ -300,12 +324,14 @@ class BlockerViewSet(TicketIdScopedViewSet):
 
     @extend_schema(request=AddBlockerInput, responses={201: BLOCKER_LIST, **error_responses(401, 403, 404, 422)})
     def create(self, request, ticket_id):
+        """Add a blocker to a ticket."""
         blocker = validated(AddBlockerInput, request.data, project=self.project)["blocker_ticket_id"]
         services.add_blocker(ticket=self.ticket, blocker=blocker, actor=request.user)
         return Response(self._blockers(), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: BLOCKER_LIST, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, ticket_id, blocker_ticket_id):
+        """Remove a blocker from a ticket."""
         services.remove_blocker(ticket=self.ticket, blocker_id=blocker_ticket_id, actor=request.user)
         return Response(self._blockers())
 
@@ -330,6 +356,7 @@ class TicketSearchViewSet(ProjectScopedViewSet):
                           "match). The tickets returned are the first ones either way."))),
         **error_responses(401, 404, 422)})
     def search(self, request, project_id):
+        """Search tickets."""
         params = validated(TicketSearchInput, request.query_params, project=self.project)
         result = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
                                 statuses=params["status[]"], include_archived=params["archived"] == 1)
@@ -350,6 +377,7 @@ class TicketAttachmentViewSet(TicketIdScopedViewSet):
     @extend_schema(description="Attach files to the ticket: editor and up.",
                    request=UPLOAD_REQUEST, responses={200: ATTACHMENT_LIST, **error_responses(401, 403, 404, 422)})
     def create(self, request, ticket_id):
+        """Attach files to a ticket."""
         return _attached(request, ticket=self.ticket)
 
 
@@ -374,12 +402,14 @@ class AttachmentViewSet(ProjectScopedViewSet):
     @extend_schema(
         description="The file as uploaded, for any member. Raster images and PDF come `inline`, every other type "
                     "as a download.",
-        responses={(200, "*/*"): OpenApiTypes.BINARY, **error_responses(401, 404)})
+        responses={**download_responses("The file, with its own media type"), **error_responses(401, 404)})
     def download(self, request, attachment_id):
+        """Download an attachment."""
         return download_response(self.object)
 
     @extend_schema(description="Remove the attachment and its stored file: its uploader, the ticket's creator or "
                                "a manager.", request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def destroy(self, request, attachment_id):
+        """Delete an attachment."""
         services.delete_attachment(attachment=self.object, actor=request.user)
         return Response({"ok": True})

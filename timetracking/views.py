@@ -51,6 +51,7 @@ class TicketTimeEntriesViewSet(TicketIdScopedViewSet):
                       total_minutes=serializers.IntegerField()),
         **error_responses(401, 404)})
     def list(self, request, ticket_id):
+        """List a ticket's time entries."""
         entries = selectors.ticket_entries(ticket=self.ticket)
         return Response({"success": True, "entries": TimeEntryListOutput(entries, many=True).data,
                          "total_minutes": sum(entry.minutes for entry in entries)})
@@ -58,6 +59,7 @@ class TicketTimeEntriesViewSet(TicketIdScopedViewSet):
     @extend_schema(description="A manual entry (is_running 0, no timestamps); refused on an archived ticket.",
                    request=ManualEntryInput, responses={200: LISTED_ENTRY, **error_responses(401, 404, 422)})
     def create(self, request, ticket_id):
+        """Add a manual time entry."""
         data = validated(ManualEntryInput, request.data)
         entry = services.add_manual_entry(ticket=self.ticket, user=request.user, **data)
         return Response({"success": True, "entry": TimeEntryListOutput(entry).data})
@@ -66,6 +68,7 @@ class TicketTimeEntriesViewSet(TicketIdScopedViewSet):
                                "caller's timers runs; 422 on an archived ticket.",
                    request=None, responses={200: TIMER, 422: TIMER_CONFLICT, **error_responses(401, 404)})
     def start(self, request, ticket_id):
+        """Start a timer on a ticket."""
         return _timer(services.start_timer(ticket=self.ticket, user=request.user))
 
 
@@ -91,23 +94,27 @@ class TimeEntryViewSet(ProjectScopedViewSet):
                                "least 1. Its owner only.",
                    request=None, responses={200: TIMER, **error_responses(401, 403, 404, 422)})
     def stop(self, request, entry_id):
+        """Stop a timer."""
         return _timer(services.stop_timer(entry=self.object, actor=request.user))
 
     @extend_schema(description="Pause a running timer, keeping its time. Its owner only.",
                    request=None, responses={200: TIMER, **error_responses(401, 403, 404, 422)})
     def pause(self, request, entry_id):
+        """Pause a timer."""
         return _timer(services.pause_timer(entry=self.object))
 
     @extend_schema(description="Resume a paused timer with a new segment. 422 with `running_ticket_id` while "
                                "another timer of the caller runs. Its owner only.",
                    request=None, responses={200: TIMER, 422: TIMER_CONFLICT, **error_responses(401, 403, 404)})
     def resume(self, request, entry_id):
+        """Resume a paused timer."""
         return _timer(services.resume_timer(entry=self.object))
 
     @extend_schema(description="Replace the minutes (and the note, if given) of a stopped entry: its owner or a "
                                "project manager.",
                    request=UpdateEntryInput, responses={200: LISTED_ENTRY, **error_responses(401, 403, 404, 422)})
     def update(self, request, entry_id):
+        """Change a stopped entry's minutes."""
         data = validated(UpdateEntryInput, request.data)
         entry = services.update_entry(entry=self.object, actor=request.user, **data)
         return Response({"success": True, "entry": TimeEntryListOutput(entry).data})
@@ -116,6 +123,7 @@ class TimeEntryViewSet(ProjectScopedViewSet):
                    request=None, responses={200: envelope("TimeEntryDeleted", success=True),
                                             **error_responses(401, 403, 404, 422)})
     def destroy(self, request, entry_id):
+        """Delete a time entry."""
         services.delete_entry(entry=self.object, actor=request.user)
         return Response({"success": True})
 
@@ -129,6 +137,7 @@ class MyTimersViewSet(ViewSet):
                    responses={200: envelope("RunningTimer", success=True, entry=TimerOutput(allow_null=True)),
                               **error_responses(401)})
     def running(self, request):
+        """Get your running timer."""
         entry = selectors.running_entry(user=request.user)
         return Response({"success": True, "entry": TimerOutput(entry).data if entry is not None else None})
 
@@ -137,6 +146,7 @@ class MyTimersViewSet(ViewSet):
                    responses={200: envelope("ActiveTimers", success=True, entries=TimerOutput(many=True)),
                               **error_responses(401)})
     def active(self, request):
+        """List your running and paused timers."""
         return Response({"success": True,
                          "entries": TimerOutput(selectors.active_entries(user=request.user), many=True).data})
 
@@ -165,6 +175,7 @@ class TimeReportViewSet(ProjectScopedViewSet):
             (200, "text/csv"): OpenApiTypes.STR,
             **error_responses(401, 404, 422)})
     def report(self, request, project_id):
+        """Get the project's time report."""
         params = validated(TimeReportInput, request.query_params)
         start, end, group_by = params["from"], params["to"], params["group_by"]
         report = selectors.time_report(project=self.project, start=start, end=end, group_by=group_by,

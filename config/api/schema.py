@@ -77,6 +77,12 @@ class ApiAutoSchema(AutoSchema):
         noun = getattr(self.view, "schema_noun", None)
         return "_".join(filter(None, [self.get_tags()[0].replace(" ", "_"), noun, self.view.action]))
 
+    def get_summary(self) -> str | None:
+        # The first line of the handler's docstring, written for API users ("Move a ticket to a status").
+        handler = getattr(self.view, getattr(self.view, "action", "") or "", None)
+        doc = (getattr(handler, "__doc__", None) or "").strip()
+        return doc.splitlines()[0].rstrip(".") if doc else None
+
     def get_description(self) -> str:
         # Only what a view says for API users (extend_schema's description), never its docstring,
         # which speaks of the implementation.
@@ -92,6 +98,13 @@ class TimestampFieldExtension(OpenApiSerializerFieldExtension):
         return dict(TIMESTAMP)
 
 
+DOWNLOAD_HEADERS = {
+    "Content-Disposition": "`inline` for raster images and PDF, `attachment` otherwise, with the file's name",
+    "X-Content-Type-Options": "`nosniff`: the declared type is the only one a browser may assume",
+    "Content-Security-Policy": "A sandbox for every type but PDF: nothing in the file runs or loads",
+}
+
+
 def add_common_errors(result, generator, request, public):
     """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415."""
     error = {"description": "", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}}
@@ -103,5 +116,9 @@ def add_common_errors(result, generator, request, public):
                 codes += [413, 415]
             for code in codes:
                 responses.setdefault(str(code), {**error, "description": ERROR_MEANINGS[code]})
+            if "application/octet-stream" in responses.get("200", {}).get("content", {}):
+                responses["200"]["headers"] = {
+                    name: {"schema": {"type": "string"}, "description": meaning}
+                    for name, meaning in DOWNLOAD_HEADERS.items()}
             operation["responses"] = dict(sorted(responses.items()))
     return result

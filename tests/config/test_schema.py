@@ -45,3 +45,32 @@ def test_schema_validates_against_the_openapi_specification(client, db):
     schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     validate(schema)  # raises on the first thing that breaks OpenAPI 3.1
     assert schema["openapi"] == "3.1.0"
+
+
+def test_every_operation_has_a_summary_an_area_and_its_errors(client, db):
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    areas = {"projects", "tickets", "comments", "checklist", "blockers", "attachments", "tags", "time tracking",
+             "notifications", "docs", "events"}
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            where = f"{method} {path}"
+            assert operation.get("summary"), f"{where} has a summary"
+            assert len(operation["tags"]) == 1 and operation["tags"][0] in areas, where
+            assert {"400", "401", "429"} <= operation["responses"].keys(), where
+            for code, response in operation["responses"].items():
+                if code >= "400":
+                    body = response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+                    assert "error" in schema["components"]["schemas"][body]["required"], f"{where} {code}"
+
+
+def test_timestamps_are_declared_as_the_strings_they_are(client, db):
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    assert "date-time" not in str(schema)
+    created_at = schema["components"]["schemas"]["TicketListOutput"]["properties"]["created_at"]
+    assert (created_at["type"], created_at["pattern"]) == ("string", r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
+
+
+def test_the_websockets_are_documented(client, db):
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    for path in ("/ws/v1/projects/{id}/board/", "/ws/v1/notifications/"):
+        assert path in schema["info"]["description"]
