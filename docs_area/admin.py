@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.admin import HistoryInline
 from tickets.admin import DeletedFilter
 
 from . import services
@@ -16,16 +17,9 @@ class FolderAdmin(admin.ModelAdmin):
     readonly_fields = ("slug", "created_at", "updated_at")
 
 
-class ArticleVersionInline(admin.TabularInline):
+class ArticleVersionInline(HistoryInline):
     model = ArticleVersion
-    extra = 0
-    can_delete = False
     fields = ("created_at", "edited_by", "title", "content")
-    readonly_fields = fields
-    ordering = ("-created_at", "-id")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Article)

@@ -103,7 +103,8 @@ class FolderViewSet(DocsScopedViewSet):
         return Response({"success": True, "folder": DocsFolderOutput(folder).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(description="`parent_id` null moves the folder to the root; it cannot go under itself or any of "
-                               "its subfolders (422).", operation_id="docs_folder_update", request=UpdateFolderInput, responses={200: FOLDER, **WRITE_ERRORS})
+                               "its subfolders (422).",
+                   request=UpdateFolderInput, responses={200: FOLDER, **WRITE_ERRORS})
     def update(self, request, project_id, folder_id):
         """Rename or move a folder."""
         data = validated(UpdateFolderInput, request.data)
@@ -152,7 +153,8 @@ class ArticleViewSet(DocsScopedViewSet):
 
     @extend_schema(description="Send only what changes; `folder_id` null moves the article to the root. The caller "
                                "becomes `updated_by`; a change of title or content keeps the previous pair as a "
-                               "version.", operation_id="docs_article_update", request=UpdateArticleInput, responses={200: ARTICLE, **WRITE_ERRORS})
+                               "version.",
+                   request=UpdateArticleInput, responses={200: ARTICLE, **WRITE_ERRORS})
     def update(self, request, project_id, article_id):
         """Update an article."""
         data = validated(UpdateArticleInput, request.data)

@@ -3,6 +3,8 @@ import re
 from django.contrib import admin, messages
 from django.db.models import Q
 
+from core.admin import HistoryInline
+
 from . import services
 from .models import Activity, Ticket
 
@@ -43,16 +45,9 @@ class DeletedFilter(PresenceFilter):
     field = "deleted_at"
 
 
-class ActivityInline(admin.TabularInline):
+class ActivityInline(HistoryInline):
     model = Activity
-    extra = 0
-    can_delete = False
     fields = ("created_at", "actor", "action", "changes")
-    readonly_fields = fields
-    ordering = ("-created_at", "-id")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Ticket)
