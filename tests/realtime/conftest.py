@@ -33,15 +33,28 @@ def cookie(session_key: str) -> list[tuple[bytes, bytes]]:
     return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={session_key}".encode())]
 
 
+NOTIFICATIONS_PATH = "/ws/v1/notifications/"
+
+
 @contextlib.asynccontextmanager
-async def board_socket(project_id: int, headers: list[tuple[bytes, bytes]]):
-    """The open websocket of a board viewer, or None when the handshake was refused."""
-    communicator = WebsocketCommunicator(application, board_path(project_id), headers=headers)
+async def open_socket(path: str, headers: list[tuple[bytes, bytes]]):
+    """The open websocket, or None when the handshake was refused."""
+    communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     try:
         yield communicator if connected else None
     finally:
         await communicator.disconnect()
+
+
+def board_socket(project_id: int, headers: list[tuple[bytes, bytes]]):
+    """The open websocket of a board viewer, or None when the handshake was refused."""
+    return open_socket(board_path(project_id), headers)
+
+
+def notification_socket(headers: list[tuple[bytes, bytes]]):
+    """The caller's open notification stream, or None when the handshake was refused."""
+    return open_socket(NOTIFICATIONS_PATH, headers)
 
 
 async def is_accepted(project_id: int, headers: list[tuple[bytes, bytes]]) -> bool:
