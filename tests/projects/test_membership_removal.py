@@ -6,6 +6,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import transaction
 
 from accounts.consumers import CLOSE, member_group
 from projects.models import Membership
@@ -28,15 +29,21 @@ def removal_of(project):
         listener.close()
 
 
-def test_remove_member_deletes_and_sends_after_commit(project, viewer, removal_of, django_capture_on_commit_callbacks):
+def test_remove_member_deletes_and_sends(project, viewer, removal_of, django_capture_on_commit_callbacks):
     listener = removal_of(viewer)
-    with django_capture_on_commit_callbacks() as callbacks:
+    with django_capture_on_commit_callbacks(execute=True):
         assert remove_member(project=project, user=viewer)
-        assert listener.messages() == []  # nothing before the commit
-    for callback in callbacks:
-        callback()
     assert listener.messages() == [CLOSE]
     assert not Membership.objects.filter(project=project, user=viewer).exists()
+
+
+def test_a_removal_rolled_back_sends_nothing(project, viewer, removal_of, django_capture_on_commit_callbacks):
+    listener = removal_of(viewer)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
+        remove_member(project=project, user=viewer)
+        raise RuntimeError("rolled back")
+    assert listener.messages() == []
+    assert Membership.objects.filter(project=project, user=viewer).exists()
 
 
 def test_removing_a_non_member_sends_nothing(project, outsider, removal_of, django_capture_on_commit_callbacks):

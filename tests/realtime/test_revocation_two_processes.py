@@ -18,17 +18,10 @@ from accounts.consumers import ACCESS_LOST
 from accounts.services import issue_token
 from tests.factories import MembershipFactory, ProjectFactory
 
+from .conftest import SEVERAL_PROCESSES
 from .servers import DaphneServer, served_database_url
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.skipif(
-        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
-        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
-    ),
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = SEVERAL_PROCESSES
 
 
 @pytest.fixture

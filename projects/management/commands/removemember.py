@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import User
 from projects import services
-from projects.models import Project
+from projects.management.lookups import project_and_user
 
 
 class Command(BaseCommand):
@@ -13,12 +12,7 @@ class Command(BaseCommand):
         parser.add_argument("username")
 
     def handle(self, *args, project_id, username, **options):
-        project = Project.objects.filter(pk=project_id).first()
-        if project is None:
-            raise CommandError(f"project {project_id} does not exist")
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            raise CommandError(f"user {username!r} does not exist")
+        project, user = project_and_user(project_id, username)
         if not services.remove_member(project=project, user=user):
             raise CommandError(f"{username!r} is not a member of project {project_id}")
         self.stdout.write("removed")
