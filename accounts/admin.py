@@ -14,6 +14,11 @@ class UserAdmin(DjangoUserAdmin):
     search_fields = ("username", "name", "email")
     actions = ["generate_api_token"]
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data:
+            services.set_user_active(user=obj, is_active=obj.is_active)  # closes a deactivated user's sockets
+
     @admin.action(description="Generate an API token (shown once)")
     def generate_api_token(self, request, queryset):
         label = f"issued by {request.user.username} in the admin"
@@ -55,6 +60,17 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if "expires_at" in form.changed_data:
+            services.set_token_expiry(token=obj, expires_at=obj.expires_at)  # reschedules its sockets' close
+
+    def delete_model(self, request, obj):
+        services.delete_tokens(token_ids=[obj.pk])
+
+    def delete_queryset(self, request, queryset):
+        services.delete_tokens(token_ids=list(queryset.values_list("pk", flat=True)))
 
     @admin.action(description="Revoke selected tokens")
     def revoke(self, request, queryset):

@@ -7,6 +7,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .consumers import close_sockets_after_commit, move_expiry_after_commit, token_group, user_sockets_group
 from .models import ApiToken, User
 
 # last_used_at is written at most this often per token, so reads do not all become writes.
@@ -28,8 +29,35 @@ def issue_token(*, user: User, label: str = "API token", expires_at: datetime | 
     return token, plain
 
 
+@transaction.atomic
 def revoke_token(*, token: ApiToken) -> None:
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    """Revoke the token and close the websockets opened with it, once committed."""
+    if ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
+        close_sockets_after_commit([token_group(token.pk)])
+
+
+@transaction.atomic
+def delete_tokens(*, token_ids: list[int]) -> None:
+    """Delete the tokens and close the websockets opened with them, once committed."""
+    ApiToken.objects.filter(pk__in=token_ids).delete()
+    close_sockets_after_commit([token_group(token_id) for token_id in token_ids])
+
+
+@transaction.atomic
+def set_token_expiry(*, token: ApiToken, expires_at: datetime | None) -> None:
+    """Move the token's expiry; its open websockets close at the new moment (at once if it is past)."""
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=expires_at)
+    token.expires_at = expires_at
+    move_expiry_after_commit(token.pk, expires_at)
+
+
+@transaction.atomic
+def set_user_active(*, user: User, is_active: bool) -> None:
+    """Activate or deactivate the user; deactivation closes every websocket they hold, once committed."""
+    User.objects.filter(pk=user.pk).update(is_active=is_active)
+    user.is_active = is_active
+    if not is_active:
+        close_sockets_after_commit([user_sockets_group(user.pk)])
 
 
 def record_token_use(*, token: ApiToken) -> None:

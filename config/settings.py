@@ -201,6 +201,9 @@ REQUEST_BODY_MAX_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
+# Websocket frames from clients (accounts/consumers.py): the sockets are read-only, so anything larger is
+# refused with close code 4413. The server's own cap (uvicorn --ws-max-size) stops larger ones earlier.
+WEBSOCKET_MAX_FRAME_BYTES = 4096
 
 # Production hardening: TLS ends at the proxy, which sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

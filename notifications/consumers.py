@@ -3,10 +3,10 @@
 import time
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from accounts.consumers import ACCESS_LOST, AuthenticatedSocketConsumer
 from accounts.models import ApiToken, User
-from tickets.consumers import ACCESS_LOST, ACCESS_RECHECK_SECONDS
+from tickets.consumers import ACCESS_RECHECK_SECONDS
 
 from .broadcast import notification_group
 
@@ -19,23 +19,21 @@ def still_admitted(user: User, token: ApiToken | None) -> bool:
     return User.objects.filter(pk=user.pk, is_active=True).exists()
 
 
-class NotificationConsumer(AsyncJsonWebsocketConsumer):
+class NotificationConsumer(AuthenticatedSocketConsumer):
     """Behind accounts.websocket's middleware: `scope["user"]` is authenticated. Everyone has a stream
     of their own, so there is nothing more to check at the handshake."""
 
     async def connect(self):
-        self.user, self.token = self.scope["user"], self.scope["api_token"]
         self.checked_at = time.monotonic()
         group = notification_group(self.user.pk)
         self.groups.append(group)  # left again on disconnect
         await self.channel_layer.group_add(group, self.channel_name)
-        self.allowed = True
         await self.accept()
 
     async def notification_created(self, message):
         if not self.allowed:
             return
-        # As on the board: a revoked token or a deactivated user stops receiving within a few seconds.
+        # The safety net, as on the board: a change that sent no message is seen within a few seconds.
         if time.monotonic() - self.checked_at >= ACCESS_RECHECK_SECONDS:
             if not await still_admitted(self.user, self.token):
                 self.allowed = False

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from . import services
 from .models import Membership, Project, Status, Tag
 
 
@@ -31,6 +32,16 @@ class ProjectAdmin(admin.ModelAdmin):
     readonly_fields = ("last_ticket_number", "created_at")
     inlines = [MembershipInline, StatusInline, TagInline]
 
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Membership:
+            return super().save_formset(request, form, formset, change)
+        # Memberships deleted inline leave through the service, which closes the removed member's sockets.
+        formset.save(commit=False)
+        for membership in formset.deleted_objects:
+            services.remove_member(project=membership.project, user=membership.user)
+        for membership in formset.new_objects + [changed for changed, _ in formset.changed_objects]:
+            membership.save()
+
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
@@ -39,3 +50,10 @@ class MembershipAdmin(admin.ModelAdmin):
     search_fields = ("project__name", "user__username", "user__name")
     list_select_related = ("project", "user")
     autocomplete_fields = ("project", "user")
+
+    def delete_model(self, request, obj):
+        services.remove_member(project=obj.project, user=obj.user)
+
+    def delete_queryset(self, request, queryset):
+        for membership in queryset.select_related("project", "user"):
+            services.remove_member(project=membership.project, user=membership.user)

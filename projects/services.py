@@ -3,6 +3,7 @@ import re
 from django.db import transaction
 from django.db.models import Max
 
+from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
 from core.errors import RuleViolation
 
@@ -46,6 +47,17 @@ def create_project(*, owner: User, name: str, prefix: str = "", description: str
 def set_member_role(*, project: Project, user: User, role: Role) -> Membership:
     membership, _ = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
     return membership
+
+
+@transaction.atomic
+def remove_member(*, project: Project, user: User) -> bool:
+    """Remove the user from the project and close their board websockets for it, once committed; their
+    other projects' boards and their notification stream stay open. False when they were not a member.
+    A role change is not a removal: a member downgraded to viewer goes on watching."""
+    deleted, _ = Membership.objects.filter(project=project, user=user).delete()
+    if deleted:
+        close_sockets_after_commit([member_group(project.pk, user.pk)])
+    return bool(deleted)
 
 
 @transaction.atomic

@@ -4,19 +4,17 @@ import time
 from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from accounts.consumers import ACCESS_LOST, AuthenticatedSocketConsumer, member_group
 from accounts.models import ApiToken
 from projects.models import Membership
 
 from .broadcast import board_group
 
-# A viewer removed from the project, deactivated, or whose token was revoked, stops receiving frames
-# at most this long (plus one query) after the change: the board's audience is re-read, before relaying
-# a frame, once the last reading is this old.
+# The services close a viewer's socket at once when access ends (accounts/consumers.py). As a safety
+# net for changes that send no message, the board's audience is also re-read, before relaying a frame,
+# once the last reading is this old.
 ACCESS_RECHECK_SECONDS = 5.0
-# Close code telling the page that reconnecting will not help.
-ACCESS_LOST = 4403
 
 
 @dataclass(frozen=True)
@@ -57,19 +55,20 @@ async def current_audience(project_id: int) -> BoardAudience:
     return audience
 
 
-class BoardConsumer(AsyncJsonWebsocketConsumer):
+class BoardConsumer(AuthenticatedSocketConsumer):
     """Behind accounts.websocket's middleware: `scope["user"]` is authenticated."""
+
+    def access_groups(self) -> list[str]:
+        return [*super().access_groups(), member_group(self.project_id, self.user.pk)]
 
     async def connect(self):
         self.project_id = self.scope["url_route"]["kwargs"]["project_id"]
-        self.user, self.token = self.scope["user"], self.scope["api_token"]
         # Read afresh, never from the shared reading: a member added a moment ago is let in at once.
         if not (await read_audience(self.project_id)).admits(self.user, self.token):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
         self.groups.append(board_group(self.project_id))  # left again on disconnect
         await self.channel_layer.group_add(board_group(self.project_id), self.channel_name)
-        self.allowed = True
         await self.accept()
 
     async def board_frames(self, message):

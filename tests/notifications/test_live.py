@@ -1,13 +1,10 @@
 """The notification socket: who may open it, and the frame each new notification sends after commit."""
 
-import contextlib
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from accounts.services import issue_token, revoke_token
-from config.asgi import application
 from notifications import consumers
 from notifications.models import Notification
 from tests.factories import TicketFactory
@@ -17,25 +14,13 @@ from tests.realtime.conftest import (  # noqa: F401 (async_db_connections: a fix
     async_db_connections,
     bearer,
     cookie,
+    notification_socket,
     session_of,
     token_of,
 )
 from tests.tickets.conftest import ticket_url
 
 pytestmark = ASYNC_DB_TESTS
-
-PATH = "/ws/v1/notifications/"
-
-
-@contextlib.asynccontextmanager
-async def notification_socket(headers):
-    communicator = WebsocketCommunicator(application, PATH, headers=headers)
-    connected, _ = await communicator.connect()
-    try:
-        yield communicator if connected else None
-    finally:
-        await communicator.disconnect()
-
 
 @pytest.fixture
 def ticket(project, manager):

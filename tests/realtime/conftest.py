@@ -1,4 +1,5 @@
 import contextlib
+import os
 
 import pytest
 import pytest_asyncio
@@ -18,6 +19,18 @@ from tickets.broadcast import board_group
 ASYNC_DB_TESTS = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True),
                   pytest.mark.usefixtures("async_db_connections")]
 
+# Tests of several server processes sharing one PostgreSQL database and one Redis; the servers read
+# what the test writes, so it must be committed.
+SEVERAL_PROCESSES = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.skipif(
+        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
 SAME_ORIGIN = [(b"host", b"testserver"), (b"origin", b"http://testserver")]
 
 
@@ -33,15 +46,28 @@ def cookie(session_key: str) -> list[tuple[bytes, bytes]]:
     return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={session_key}".encode())]
 
 
+NOTIFICATIONS_PATH = "/ws/v1/notifications/"
+
+
 @contextlib.asynccontextmanager
-async def board_socket(project_id: int, headers: list[tuple[bytes, bytes]]):
-    """The open websocket of a board viewer, or None when the handshake was refused."""
-    communicator = WebsocketCommunicator(application, board_path(project_id), headers=headers)
+async def open_socket(path: str, headers: list[tuple[bytes, bytes]]):
+    """The open websocket, or None when the handshake was refused."""
+    communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     try:
         yield communicator if connected else None
     finally:
         await communicator.disconnect()
+
+
+def board_socket(project_id: int, headers: list[tuple[bytes, bytes]]):
+    """The open websocket of a board viewer, or None when the handshake was refused."""
+    return open_socket(board_path(project_id), headers)
+
+
+def notification_socket(headers: list[tuple[bytes, bytes]]):
+    """The caller's open notification stream, or None when the handshake was refused."""
+    return open_socket(NOTIFICATIONS_PATH, headers)
 
 
 async def is_accepted(project_id: int, headers: list[tuple[bytes, bytes]]) -> bool:

@@ -1,8 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from accounts.models import User
 from projects import services
-from projects.models import Project
+from projects.management.lookups import project_and_user
 from projects.roles import Role
 
 
@@ -15,11 +14,6 @@ class Command(BaseCommand):
         parser.add_argument("role", choices=Role.values)
 
     def handle(self, *args, project_id, username, role, **options):
-        project = Project.objects.filter(pk=project_id).first()
-        if project is None:
-            raise CommandError(f"project {project_id} does not exist")
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            raise CommandError(f"user {username!r} does not exist")
+        project, user = project_and_user(project_id, username)
         membership = services.set_member_role(project=project, user=user, role=Role(role))
         self.stdout.write(membership.role)

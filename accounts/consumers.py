@@ -1,0 +1,141 @@
+"""What every authenticated websocket shares: being closed at once when its access ends, and refusing
+input it has no use for.
+
+Access ends by a message, sent after commit by the service that ends it (core.live), to groups every
+socket joins as it is accepted:
+- `token-{id}`: the sockets opened with that bearer token (revocation, expiry moved by the admin);
+- `user-{id}-sockets`: every socket of that user, session or token (deactivation);
+- `project-{id}-member-{user id}`: that user's board sockets for that project (removal from it).
+A token's expiry has no event: each socket opened with an expiring token schedules its own close for
+that moment. The consumers' periodic recheck (ACCESS_RECHECK_SECONDS) stays as the safety net for what
+sends no message: a change made outside the services (shell, SQL, a deleted token) or committed
+between the handshake's check and the joining of these groups.
+
+The sockets are read-only for clients: a binary frame, a text frame over MAX_FRAME_BYTES or one that
+is not JSON closes the socket with a 4xxx code and one warning; valid JSON is ignored.
+"""
+
+import asyncio
+import json
+import logging
+import time
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from core.live import send_after_commit
+
+logger = logging.getLogger(__name__)
+
+# Close codes, in the 4000-4999 range left to applications; the page does not reconnect after them.
+ACCESS_LOST = 4403
+BAD_FRAME = 4400
+FRAME_TOO_BIG = 4413
+
+CLOSE = {"type": "socket.revoke"}
+
+
+def token_group(token_id: int) -> str:
+    return f"token-{token_id}"
+
+
+def user_sockets_group(user_id: int) -> str:
+    return f"user-{user_id}-sockets"
+
+
+def member_group(project_id: int, user_id: int) -> str:
+    return f"project-{project_id}-member-{user_id}"
+
+
+def close_sockets_after_commit(groups: list[str]) -> None:
+    """Close, once the current transaction commits, every socket in these groups with ACCESS_LOST."""
+    send_after_commit([(group, CLOSE) for group in groups])
+
+
+def move_expiry_after_commit(token_id: int, expires_at) -> None:
+    """Tell the sockets of a token its new expiry (None: none), once the current transaction commits."""
+    expires = None if expires_at is None else expires_at.timestamp()
+    send_after_commit([(token_group(token_id), {"type": "socket.expiry", "expires_at": expires})])
+
+
+class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
+    """Behind accounts.websocket's middleware: `scope["user"]` is authenticated. Subclasses accept in
+    `connect` as usual; accepting joins the groups that close the socket, and `self.allowed` turns
+    False once it is closing, for handlers that relay frames."""
+
+    allowed = False
+
+    async def websocket_connect(self, message):
+        self.user, self.token = self.scope["user"], self.scope["api_token"]
+        self.expiry = None
+        self.refused = False
+        await super().websocket_connect(message)
+
+    def access_groups(self) -> list[str]:
+        """The groups whose `socket.revoke` closes this socket; subclasses add their own."""
+        groups = [user_sockets_group(self.user.pk)]
+        if self.token is not None:
+            groups.append(token_group(self.token.pk))
+        return groups
+
+    async def accept(self, subprotocol=None, headers=None):
+        for group in self.access_groups():
+            self.groups.append(group)  # left again on disconnect
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.allowed = True
+        if self.token is not None:
+            self.schedule_expiry(self.token.expires_at and self.token.expires_at.timestamp())
+        await super().accept(subprotocol, headers)
+
+    async def websocket_disconnect(self, message):
+        self.schedule_expiry(None)
+        await super().websocket_disconnect(message)
+
+    def schedule_expiry(self, expires_at: float | None) -> None:
+        if self.expiry is not None:
+            self.expiry.cancel()
+            self.expiry = None
+        if expires_at is not None:
+            self.expiry = asyncio.ensure_future(self.close_at(expires_at))
+
+    async def close_at(self, expires_at: float) -> None:
+        await asyncio.sleep(max(0.0, expires_at - time.time()))
+        await self.lose_access()
+
+    async def lose_access(self):
+        if self.allowed:
+            self.allowed = False
+            await self.close(code=ACCESS_LOST)
+
+    async def socket_revoke(self, message):
+        await self.lose_access()
+
+    async def socket_expiry(self, message):
+        if self.allowed:
+            self.schedule_expiry(message["expires_at"])
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if self.refused:
+            return  # frames already in flight after the close: logged once
+        limit = settings.WEBSOCKET_MAX_FRAME_BYTES
+        if bytes_data is not None:
+            await self.refuse(BAD_FRAME, "binary frame")
+        elif len(text_data) > limit or len(text_data.encode()) > limit:
+            await self.refuse(FRAME_TOO_BIG, f"frame over {limit} bytes")
+        else:
+            try:
+                content = json.loads(text_data)
+            except ValueError:
+                await self.refuse(BAD_FRAME, "frame is not JSON")
+            else:
+                await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs):
+        """Clients have nothing to say on these sockets: valid JSON is ignored."""
+
+    async def refuse(self, code: int, reason: str) -> None:
+        self.refused = True
+        self.allowed = False
+        logger.warning("websocket %s of user %s closed with %s: %s",
+                       self.scope["path"], self.user.pk, code, reason)
+        await self.close(code=code)
