@@ -37,16 +37,19 @@ def raw_exchange(server, head: str, body_chunks=(), deadline: float = 10) -> tup
     sent, answer = 0, b""
     with socket.create_connection(("127.0.0.1", server.port), timeout=deadline) as connection:
         connection.sendall(head.encode())
+        # poll, not select: a long test run may hold more than select's 1024 descriptors.
+        readable = select.poll()
+        readable.register(connection, select.POLLIN)
         chunks = iter(body_chunks)
         give_up = time.monotonic() + deadline
         while time.monotonic() < give_up and not answer:
-            if select.select([connection], [], [], 0)[0]:
+            if readable.poll(0):
                 answer = connection.recv(65536)
             elif (chunk := next(chunks, None)) is not None:
                 connection.sendall(chunk)
                 sent += len(chunk)
             else:
-                select.select([connection], [], [], give_up - time.monotonic())
+                readable.poll(max(0, give_up - time.monotonic()) * 1000)
         while answer and not complete(answer):
             answer += connection.recv(65536)
         return answer, sent
