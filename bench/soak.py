@@ -1,7 +1,8 @@
 """Soak (issue 15, item 10): two Procfile server processes (WEB_CONCURRENCY=1 each, two ports) on
 PostgreSQL and Redis, held at 70% of the maximum load measured in a short ramp for SOAK_SECONDS
-(default 900) with mixed reads, writes, uploads and websocket board viewers. Reports errors (goal 0),
-the RSS growth of each server's process tree from the start of the hold to its end (goal < 10%) and the
+(default 900) with mixed reads, writes (creates beyond 20 per client delete the oldest, so the board
+keeps its size and memory growth shows leaks, not data), uploads and websocket board viewers. Reports errors (goal 0),
+the RSS growth of each server's process tree from the warm start of the hold to its end (goal < 10%) and the
 PostgreSQL connections to the soak database (max). Traffic goes to 127.0.0.1 only.
 
     python -m bench.soak                       # 15 minutes
@@ -43,6 +44,7 @@ SHARE_OF_MAX = 0.7
 SAMPLE_SECONDS = 2
 UPLOAD = b"a line of a soak upload\n" * 2731  # one 64 KiB text file per upload
 STATUSES = ["backlog", "todo", "in_progress", "review", "done"]
+KEPT_PER_CLIENT = 20  # beyond that a client deletes its oldest ticket: the board stays one size
 
 
 def recreate_database() -> str:
@@ -136,6 +138,10 @@ class Client(threading.Thread):
                 created = int(body["ticket_ref"].rsplit("-", 1)[1])
                 _, detail = self.api.request("GET", f"{self.base}/tickets/{created}")
                 self.mine.append((created, detail["ticket"]["id"]))
+                if len(self.mine) > KEPT_PER_CLIENT:
+                    oldest, _ = self.mine.pop(0)
+                    deleted, answer = self.api.request("POST", f"{self.base}/tickets/{oldest}/delete")
+                    self.tally.record("delete", deleted, json.dumps(answer))
         elif operation == "move":
             status, body = self.api.request("POST", f"{self.base}/tickets/{number}/move",
                                             {"status": self.chance.choice(STATUSES)})
@@ -205,6 +211,10 @@ class Sampler(threading.Thread):
                 self.stop.wait(SAMPLE_SECONDS)
 
 
+def average(samples: list[list[float]]) -> list[float]:
+    return [sum(values) / len(values) for values in zip(*samples, strict=True)]
+
+
 def run_clients(servers, token, project_id, tally, seconds: float, rate: float | None) -> float:
     until = time.monotonic() + seconds
     clients = [Client(index, servers[index % len(servers)].url, token, project_id, tally, until,
@@ -252,10 +262,10 @@ def main() -> int:
         viewers.join(timeout=15)
         logs = [server.output() for server in servers]
 
-    # The first samples of the hold are the baseline: the processes have served the ramp (or a first
-    # stretch of the hold) and are warm.
-    warm = min(len(sampler.rss) - 1, max(1, 30 // SAMPLE_SECONDS))
-    start, end = sampler.rss[warm], sampler.rss[-1]
+    # The baseline is taken once the processes are warm (connection pools filled, allocator arenas at
+    # their working size): 60 s into the hold, or a quarter of a shorter one; each end averages 3 samples.
+    warm = min(60, SECONDS // 4) // SAMPLE_SECONDS
+    start, end = average(sampler.rss[warm:warm + 3]), average(sampler.rss[-3:])
     growth = [100 * (after - before) / before for before, after in zip(start, end, strict=True)]
     print(f"hold: {tally.total} requests in {elapsed:.0f} s = {tally.total / elapsed:.1f} requests/s; "
           f"{viewers.frames} websocket frames to {VIEWERS} viewers; mix {dict(tally.answers)}")
