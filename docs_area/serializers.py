@@ -53,6 +53,8 @@ class DocsSortInput(serializers.Serializer):
 
 
 class DocsFolderOutput(serializers.ModelSerializer):
+    slug = serializers.CharField(read_only=True)  # a SlugField's schema says `^[-\w]+$`: ASCII to a JSON Schema regex
+
     class Meta:
         model = Folder
         fields = ["id", "project_id", "parent_id", "title", "slug", "sort_order"]
@@ -60,6 +62,8 @@ class DocsFolderOutput(serializers.ModelSerializer):
 
 class ArticleOutput(serializers.ModelSerializer):
     """The Article resource, as listings and write answers carry it."""
+
+    slug = serializers.CharField(read_only=True)  # unicode slugs, see DocsFolderOutput
 
     class Meta:
         model = Article
@@ -69,6 +73,7 @@ class ArticleOutput(serializers.ModelSerializer):
 class ArticleDetailOutput(serializers.ModelSerializer):
     created_by = serializers.IntegerField(source="created_by_id")
     updated_by = serializers.IntegerField(source="updated_by_id", allow_null=True)
+    slug = serializers.CharField(read_only=True)  # unicode slugs, see DocsFolderOutput
 
     class Meta:
         model = Article

@@ -119,7 +119,7 @@ class TestAdd:
             tickets = [TicketFactory(project=project) for _ in range(length)]
             for blocker, blocked in pairwise(tickets):
                 block(blocker, blocked)
-            with django_assert_max_num_queries(11):
+            with django_assert_max_num_queries(12):
                 assert api.post(add_url(tickets[0]), {"blocker_ticket_id": tickets[-1].id}).status_code == 422
 
     def test_itself_is_422(self, client_for, editor, ticket):

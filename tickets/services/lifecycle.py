@@ -34,7 +34,9 @@ def next_ticket_number(*, project: Project) -> int:
 
 
 def next_sort_order(*, project_id: int, status: Status) -> int:
-    """The end of a column."""
+    """The end of a column, read under the project's row lock: two tickets entering one column at once
+    queue here and never share a position. The project comes after any ticket the write has locked."""
+    Project.objects.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
     last = Ticket.objects.active().filter(project_id=project_id, status=status).aggregate(last=Max("sort_order"))
     return 0 if last["last"] is None else last["last"] + 1
 

@@ -6,11 +6,13 @@ from tickets.models import Ticket
 
 def locked_ticket(ticket: Ticket) -> Ticket:
     """The ticket re-read under a row lock, so concurrent writes to it queue instead of overwriting."""
-    # of=("self",): the ticket row only, not its project and status rows joined alongside. no_key: rows
-    # that merely point at the ticket (history, a blocker link from another write) are not held up by it,
-    # which is what keeps two writes that each lock one ticket and then the project from deadlocking.
-    return (Ticket.objects.select_for_update(of=("self",), no_key=True).select_related("project", "status")
-            .get(pk=ticket.pk))
+    # The lock alone, without joins: PostgreSQL re-checks a locking query's joins against the row a
+    # concurrent writer just committed, and a ticket moved meanwhile would no longer match its old status
+    # row and vanish (a 500). Read again after the lock, it is the committed ticket. no_key: rows that merely
+    # point at the ticket (history, a blocker link) are not held up, so two writes that each lock one ticket
+    # and then the project never deadlock.
+    Ticket.objects.select_for_update(no_key=True).filter(pk=ticket.pk).values_list("pk").get()
+    return Ticket.objects.select_related("project", "status").get(pk=ticket.pk)
 
 
 def writable_ticket(ticket: Ticket) -> Ticket:
