@@ -111,9 +111,11 @@ class TestDelete:
             listener = BoardListener(board_group(project.id))
             tag = TagFactory(project=project)
             tickets = [TicketFactory(project=project, tags=[tag]) for _ in range(count)]
-            with django_assert_max_num_queries(21), django_capture_on_commit_callbacks(execute=True):
+            # 23: the event log's INSERT, and the tag.deleted event (its seq and its row), over the 20 before.
+            with django_assert_max_num_queries(23), django_capture_on_commit_callbacks(execute=True):
                 assert api.post(delete_url(tag)).status_code == 200
-            [message] = listener.messages()
+            [message, deleted] = listener.messages()
+            assert [frame["event"] for frame in deleted["frames"]] == ["tag.deleted"]
             assert sorted(frame["ticket"]["id"] for frame in message["frames"]) == [t.id for t in tickets]
             assert {frame["event"] for frame in message["frames"]} == {"ticket.updated"}
             assert Activity.objects.filter(ticket__in=tickets, action="updated").count() == count
