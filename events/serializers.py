@@ -1,5 +1,7 @@
 from rest_framework import serializers
 
+from core.time import TIMESTAMP_FORMAT
+
 
 class EventFeedInput(serializers.Serializer):
     after = serializers.IntegerField(required=False, default=0, min_value=0,
@@ -20,7 +22,7 @@ class EventOutput(serializers.Serializer):
     project_id = serializers.IntegerField()
     seq = serializers.IntegerField()
     actor = ActorOutput()
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(format=TIMESTAMP_FORMAT)
 
 
 class EventFeedOutput(serializers.Serializer):

@@ -3,6 +3,7 @@ from rest_framework.response import Response
 
 from config.api.inputs import validated
 from config.api.schema import error_responses
+from core.time import timestamp
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet
 
@@ -22,7 +23,7 @@ class EventFeedViewSet(ProjectScopedViewSet):
         rows = list(selectors.events_after(project_id=self.project.pk, after=query["after"], limit=query["limit"] + 1))
         page = rows[:query["limit"]]
         return Response({
-            "events": [{**row.payload, "created_at": row.created_at} for row in page],
+            "events": [{**row.payload, "created_at": timestamp(row.created_at)} for row in page],
             "next_after": page[-1].seq if page else query["after"],
             "has_more": len(rows) > query["limit"],
         })
