@@ -232,7 +232,8 @@ async def run_burst(servers: list[DaphneServer], token: str, project_id: int, bu
         "silent_holes": sum(v["holes"] for v in verdicts), "duplicates": sum(v["duplicates"] for v in verdicts),
         "out_of_order": sum(v["out_of_order"] for v in verdicts), "viewers_unfinished": len(unfinished),
         "burst_send_s": round(sent - started, 2),
-        "last_viewer_done_s": round(max(viewer.done_at for viewer in viewers if viewer.done_at) - started, 2),
+        "last_viewer_done_s": round(max((viewer.done_at for viewer in viewers if viewer.done_at), default=started)
+                                    - started, 2),
     }
 
 

@@ -5,22 +5,14 @@ import asyncio
 import json
 import os
 
-import pytest
 from websockets.asyncio.client import connect
 
 from accounts.services import issue_token
 from tests.factories import TicketFactory
+from tests.realtime.conftest import TWO_PROCESS_TESTS
 from tests.realtime.servers import DaphneServer, served_database_url
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.skipif(
-        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
-        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
-    ),
-    pytest.mark.django_db(transaction=True),  # the servers read what the test writes
-]
+pytestmark = TWO_PROCESS_TESTS
 
 
 async def frames(socket, count: int) -> list[dict]:

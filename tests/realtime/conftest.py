@@ -1,4 +1,5 @@
 import contextlib
+import os
 
 import pytest
 import pytest_asyncio
@@ -17,6 +18,18 @@ from tickets.broadcast import board_group
 # data: it is committed, not held in the test's own transaction.
 ASYNC_DB_TESTS = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True),
                   pytest.mark.usefixtures("async_db_connections")]
+
+# Tests that start server processes of their own on the test's PostgreSQL database and one Redis.
+TWO_PROCESS_TESTS = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.skipif(
+        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
+    ),
+    # The servers read what the test writes: it must be committed.
+    pytest.mark.django_db(transaction=True),
+]
 
 SAME_ORIGIN = [(b"host", b"testserver"), (b"origin", b"http://testserver")]
 

@@ -5,24 +5,15 @@ import asyncio
 import json
 import os
 
-import pytest
 from websockets.asyncio.client import connect
 
 from accounts.services import issue_token
 from tests.factories import TicketFactory
 
+from .conftest import TWO_PROCESS_TESTS
 from .servers import DaphneServer, served_database_url
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.skipif(
-        not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
-        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
-    ),
-    # The servers read what the test writes: it must be committed.
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = TWO_PROCESS_TESTS
 
 
 async def watch_move(viewer_socket_url: str, viewer_token: str, move) -> dict:
