@@ -2,6 +2,14 @@
 
     .venv/bin/python bench/ws_fanout.py                                      # in-memory channel layer
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/ws_fanout.py   # Redis channel layer
+    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/ws_fanout.py --processes 2 --burst 200
+
+--burst N: instead of one move at a time, N moves are sent as fast as POSTERS concurrent clients
+can, with the viewers spread over --processes daphne processes (Redis needed for more than one).
+Each viewer then checks what it received against the event log's promise: every seq once, in order,
+or a `resync_required` frame covering what it missed. Reports frames delivered, resyncs announced,
+and silent holes (must be 0), duplicates and out-of-order frames (must be 0), and how long the burst
+took to send and to reach the last viewer.
 
 Starts one daphne process on 127.0.0.1 (SQLite in a temporary file), connects the viewers with a
 bearer token, then moves one ticket back and forth, one move at a time: each move waits until every
@@ -11,7 +19,10 @@ viewer of each move), and the server's resident memory per open websocket. The v
 one process, so the figures include its own time to read 500 sockets.
 """
 
+import argparse
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import statistics
@@ -26,7 +37,7 @@ from websockets.exceptions import ConnectionClosed
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.realtime.servers import DaphneServer  # noqa: E402
+from tests.realtime.servers import ApiClient, DaphneServer  # noqa: E402
 
 VIEWERS = int(os.environ.get("VIEWERS", 500))
 MOVES = int(os.environ.get("MOVES", 50))
@@ -119,20 +130,140 @@ async def run(server: DaphneServer, token: str, project_id: int) -> dict:
     }
 
 
+POSTERS = 4
+BURST_DRAIN_TIMEOUT = 60.0
+
+
+class Viewer:
+    """One socket's frames, checked against the log's promise once the burst is over."""
+
+    def __init__(self):
+        self.seqs: list[int] = []
+        self.resyncs: list[int] = []
+        self.done_at: float | None = None
+
+    def receive(self, frame: dict, final_seq: list[int]) -> None:
+        if frame["event"] == "resync_required":
+            self.resyncs.append(frame["seq"])
+        else:
+            self.seqs.append(frame["seq"])
+        if final_seq and max(self.seqs + self.resyncs, default=0) >= final_seq[0]:
+            self.done_at = self.done_at or time.perf_counter()
+
+    def verdict(self, first: int, last: int) -> dict:
+        covered = set(self.seqs)
+        # A resync at seq S announces that everything up to S is to be reloaded.
+        announced = set(range(first, max(self.resyncs) + 1)) if self.resyncs else set()
+        holes = [seq for seq in range(first, last + 1) if seq not in covered and seq not in announced]
+        return {"holes": len(holes), "duplicates": len(self.seqs) - len(covered),
+                "out_of_order": sum(1 for a, b in itertools.pairwise(self.seqs) if b <= a)}
+
+
+def latest_seq(server: DaphneServer, token: str, project_id: int) -> int:
+    """The project's last seq, read from its events feed."""
+    client, after = ApiClient(server.url, token), 0
+    try:
+        while True:
+            code, page = client.request("GET", f"/api/v1/projects/{project_id}/events?after={after}&limit=500")
+            assert code == 200, code
+            after = page["next_after"]
+            if not page["has_more"]:
+                return after
+    finally:
+        client.close()
+
+
+async def run_burst(servers: list[DaphneServer], token: str, project_id: int, burst: int) -> dict:
+    urls = [f"{server.ws_url}/ws/v1/projects/{project_id}/board/" for server in servers]
+    viewers, sockets, final_seq = [Viewer() for _ in range(VIEWERS)], [], []
+    ready = asyncio.Semaphore(CONNECT_CONCURRENCY)
+
+    async def watch(index: int) -> None:
+        async with ready:
+            socket = await connect(urls[index % len(urls)], additional_headers={"Authorization": f"Bearer {token}"},
+                                   open_timeout=30, max_queue=None)
+        sockets.append(socket)
+        with contextlib.suppress(ConnectionClosed):
+            async for message in socket:
+                viewers[index].receive(json.loads(message), final_seq)
+
+    tasks = [asyncio.create_task(watch(index)) for index in range(VIEWERS)]
+    while len(sockets) < VIEWERS:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1)
+    first = latest_seq(servers[0], token, project_id) + 1
+
+    def post_moves(poster: int) -> None:
+        # Each poster moves a ticket of its own back and forth: every move changes a column, so sends a frame.
+        client = ApiClient(servers[poster % len(servers)].url, token)
+        try:
+            for move in range(poster, burst, POSTERS):
+                status = "done" if (move // POSTERS) % 2 == 0 else "backlog"
+                code, _ = client.request("POST", f"/api/v1/projects/{project_id}/tickets/{poster + 1}/move",
+                                         {"status": status})
+                assert code == 200, code
+        finally:
+            client.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(asyncio.to_thread(post_moves, poster) for poster in range(POSTERS)))
+    sent = time.perf_counter()
+    final_seq.append(latest_seq(servers[0], token, project_id))
+    assert final_seq[0] == first + burst - 1, (first, final_seq)
+    for viewer in viewers:
+        if max(viewer.seqs + viewer.resyncs, default=0) >= final_seq[0]:
+            viewer.done_at = viewer.done_at or sent
+    deadline = sent + BURST_DRAIN_TIMEOUT
+    while any(viewer.done_at is None for viewer in viewers) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
+    for socket in sockets:
+        await socket.close()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+    verdicts = [viewer.verdict(first, final_seq[0]) for viewer in viewers]
+    unfinished = [viewer for viewer in viewers if viewer.done_at is None]
+    return {
+        "layer": "redis" if os.environ.get("REDIS_URL") else "in-memory", "processes": len(servers),
+        "viewers": VIEWERS, "burst_moves": burst, "frames_expected": VIEWERS * (final_seq[0] - first + 1),
+        "frames_delivered": sum(len(viewer.seqs) for viewer in viewers),
+        "viewers_resynced": sum(1 for viewer in viewers if viewer.resyncs),
+        "silent_holes": sum(v["holes"] for v in verdicts), "duplicates": sum(v["duplicates"] for v in verdicts),
+        "out_of_order": sum(v["out_of_order"] for v in verdicts), "viewers_unfinished": len(unfinished),
+        "burst_send_s": round(sent - started, 2),
+        "last_viewer_done_s": round(max((viewer.done_at for viewer in viewers if viewer.done_at), default=started)
+                                    - started, 2),
+    }
+
+
 def main() -> None:
-    with tempfile.TemporaryDirectory() as directory:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--burst", type=int, default=0, help="send this many moves at once (see above)")
+    options = parser.parse_args()
+    if options.processes > 1 and not os.environ.get("REDIS_URL"):
+        sys.exit("--processes > 1 needs REDIS_URL: the in-memory layer does not cross processes")
+    with tempfile.TemporaryDirectory() as directory, contextlib.ExitStack() as stack:
         env = {"DATABASE_URL": f"sqlite:///{directory}/ws_fanout.sqlite3", "REDIS_URL": os.environ.get("REDIS_URL", "")}
-        with DaphneServer(env) as server:
-            server.manage("migrate", "--no-input")
-            server.manage("createuser", "bench")
-            token = server.manage("issuetoken", "bench")
-            project = server.post("/api/v1/projects", {"name": "Fan-out", "prefix": "FAN"}, token)["project"]
+        server = stack.enter_context(DaphneServer(env))
+        server.manage("migrate", "--no-input")
+        server.manage("createuser", "bench")
+        token = server.manage("issuetoken", "bench")
+        project = server.post("/api/v1/projects", {"name": "Fan-out", "prefix": "FAN"}, token)["project"]
+        for _ in range(POSTERS if options.burst else 1):
             server.post(f"/api/v1/projects/{project['id']}/tickets", {"title": "Moved around"}, token)
-            try:
+        servers = [server] + [stack.enter_context(DaphneServer(env)) for _ in range(options.processes - 1)]
+        try:
+            if options.burst:
+                result = asyncio.run(asyncio.wait_for(run_burst(servers, token, project["id"], options.burst),
+                                                      TOTAL_TIMEOUT))
+            else:
                 result = asyncio.run(asyncio.wait_for(run(server, token, project["id"]), TOTAL_TIMEOUT))
-            finally:
-                errors = [line for line in server.output().splitlines() if "Error" in line or "Exception" in line]
-                print("\n".join(errors[-20:]), file=sys.stderr)
+        finally:
+            errors = [line for each in servers for line in each.output().splitlines()
+                      if "Error" in line or "Exception" in line]
+            print("\n".join(errors[-20:]), file=sys.stderr)
     print(json.dumps(result, indent=2))
 
 

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "timetracking",
     "notifications",
     "docs_area",
+    "events",
 ]
 
 MIDDLEWARE = [
@@ -142,11 +143,17 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # A burst (a column sorted, a bulk tag removal) must fit a viewer's queue: a frame dropped
+            # past capacity is still caught by the consumer's gap check, but costs that viewer a resync.
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": int(os.environ.get("CHANNEL_CAPACITY") or 1000),
+                       "expiry": 60},
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# How long the project event log keeps events (python manage.py pruneevents removes older ones).
+EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
 
 # The cache holds rate-limit and login-failure counters: shared by every process through Redis.
 if REDIS_URL:

@@ -4,7 +4,8 @@ from enum import StrEnum
 
 
 class Event(StrEnum):
-    """The `event` of a live frame: sent to a project's board viewers, or (notification.*) to one user."""
+    """The `event` of a live frame: kept in the project's event log and sent to its board viewers, or
+    (notification.*) sent to one user."""
 
     TICKET_CREATED = "ticket.created"
     TICKET_UPDATED = "ticket.updated"
@@ -13,6 +14,25 @@ class Event(StrEnum):
     TICKET_UNARCHIVED = "ticket.unarchived"
     TICKET_DELETED = "ticket.deleted"
     COLUMN_SORTED = "column.sorted"
+    COMMENT_CREATED = "comment.created"
+    COMMENT_UPDATED = "comment.updated"
+    COMMENT_DELETED = "comment.deleted"
+    CHECKLIST_CHANGED = "checklist.changed"
+    BLOCKERS_CHANGED = "blockers.changed"
+    ATTACHMENT_ADDED = "attachment.added"
+    ATTACHMENT_DELETED = "attachment.deleted"
+    TIME_ENTRY_STARTED = "time_entry.started"
+    TIME_ENTRY_STOPPED = "time_entry.stopped"
+    TIME_ENTRY_CHANGED = "time_entry.changed"
+    TIME_ENTRY_DELETED = "time_entry.deleted"
+    DOCS_ARTICLE_CREATED = "docs.article.created"
+    DOCS_ARTICLE_UPDATED = "docs.article.updated"
+    DOCS_ARTICLE_DELETED = "docs.article.deleted"
+    DOCS_FOLDER_CHANGED = "docs.folder.changed"
+    TAG_CREATED = "tag.created"
+    TAG_DELETED = "tag.deleted"
+    # Not an event of the log: the board socket's answer to a viewer it cannot bring up to date.
+    RESYNC_REQUIRED = "resync_required"
     NOTIFICATION_CREATED = "notification.created"
 
 

@@ -15,9 +15,10 @@ from accounts.models import User
 from attachments import files
 from attachments.uploads import Upload
 from core.errors import RuleViolation
+from core.events import Event
 from projects.models import Project
 
-from . import selectors
+from . import broadcast, selectors
 from .models import SLUG_MAX, TITLE_MAX, Article, ArticleAttachment, ArticleComment, ArticleVersion, Folder
 
 COPY_SUFFIX = " (copy)"
@@ -88,9 +89,11 @@ def _relocked(model, obj):
 def create_folder(*, project: Project, title: str, parent_id: int | None, actor: User) -> Folder:
     _lock_project(project.pk)
     parent = _folder_for(project.pk, parent_id, "parent_id")
-    return Folder.objects.create(
+    folder = Folder.objects.create(
         project=project, parent=parent, title=title, slug=_folder_slug(project.pk, title),
         sort_order=_end_of(selectors.level_folders(project=project, parent_id=parent_id)), created_by=actor)
+    broadcast.announce_folder(folder=folder, actor=actor)
+    return folder
 
 
 @transaction.atomic
@@ -110,6 +113,7 @@ def update_folder(*, folder: Folder, actor: User, title: str | Keep = KEEP,
         folder.parent = parent
         folder.sort_order = _end_of(selectors.level_folders(project=folder.project, parent_id=parent_id))
     folder.save()
+    broadcast.announce_folder(folder=folder, actor=actor)
     return folder
 
 
@@ -121,6 +125,7 @@ def delete_folder(*, folder: Folder, actor: User) -> int | None:
     Folder.objects.live().filter(parent=folder).update(parent_id=folder.parent_id, updated_at=timezone.now())
     Article.objects.live().filter(folder=folder).update(folder_id=folder.parent_id)
     _soft_delete(folder)
+    broadcast.announce_folder(folder=folder, actor=actor)
     return folder.parent_id
 
 
@@ -128,9 +133,11 @@ def delete_folder(*, folder: Folder, actor: User) -> int | None:
 def create_article(*, project: Project, title: str, content: str, folder_id: int | None, actor: User) -> Article:
     _lock_project(project.pk)
     folder = _folder_for(project.pk, folder_id, "folder_id")
-    return Article.objects.create(
+    article = Article.objects.create(
         project=project, folder=folder, title=title, slug=_article_slug(project.pk, title), content=content,
         sort_order=_end_of(selectors.level_articles(project=project, folder_id=folder_id)), created_by=actor)
+    broadcast.announce_article(Event.DOCS_ARTICLE_CREATED, article=article, actor=actor)
+    return article
 
 
 @transaction.atomic
@@ -151,6 +158,7 @@ def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, c
         article.sort_order = _end_of(selectors.level_articles(project=article.project, folder_id=folder_id))
     article.updated_by = actor
     article.save()
+    broadcast.announce_article(Event.DOCS_ARTICLE_UPDATED, article=article, actor=actor)
     return article
 
 
@@ -158,7 +166,9 @@ def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, c
 def delete_article(*, article: Article, actor: User) -> None:
     """Soft delete: its comments, attachments and versions stay with it, out of sight."""
     _lock_project(article.project_id)
-    _soft_delete(_relocked(Article, article))
+    article = _relocked(Article, article)
+    _soft_delete(article)
+    broadcast.announce_article(Event.DOCS_ARTICLE_DELETED, article=article, actor=actor)
 
 
 def copy_article(*, article: Article, actor: User) -> Article:
@@ -183,6 +193,7 @@ def copy_article(*, article: Article, actor: User) -> Article:
         for record in records:
             record.article = copy
         ArticleAttachment.objects.bulk_create(records)
+        broadcast.announce_article(Event.DOCS_ARTICLE_CREATED, article=copy, actor=actor)
         return copy
 
     return files.store_then_commit(records, files.copied_contents(originals), commit)

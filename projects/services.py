@@ -6,7 +6,9 @@ from django.db.models import Max
 from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
 from core.errors import RuleViolation
+from core.events import Event
 
+from . import broadcast
 from .models import EstimationMode, Membership, Project, Status, StatusCategory, Tag
 from .roles import Role
 
@@ -73,11 +75,13 @@ def configure_project(
 
 
 @transaction.atomic
-def create_tag(*, project: Project, name: str, color: str) -> Tag:
+def create_tag(*, project: Project, name: str, color: str, actor: User) -> Tag:
     if Tag.objects.filter(project=project, name__iexact=name).exists():
         raise RuleViolation("name: a tag with this name already exists", field="name")
     last = Tag.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
-    return Tag.objects.create(project=project, name=name, color=color.lower(), sort_order=0 if last is None else last + 1)
+    tag = Tag.objects.create(project=project, name=name, color=color.lower(), sort_order=0 if last is None else last + 1)
+    broadcast.announce_tag(Event.TAG_CREATED, tag=tag, actor=actor)
+    return tag
 
 
 @transaction.atomic
@@ -85,4 +89,5 @@ def delete_tag(*, tag: Tag, actor: User) -> None:
     from tickets.services import remove_tag_from_tickets  # tickets build on projects, not the reverse
 
     remove_tag_from_tickets(tag=tag, actor=actor)
+    broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
     tag.delete()

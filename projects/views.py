@@ -130,7 +130,7 @@ class TagViewSet(ProjectScopedViewSet):
     def create(self, request, project_id):
         """Create a tag."""
         data = validated(CreateTagInput, request.data)
-        tag = services.create_tag(project=self.project, **data)
+        tag = services.create_tag(project=self.project, actor=request.user, **data)
         return Response({"tag": TagOutput(tag).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})

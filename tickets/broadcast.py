@@ -1,27 +1,23 @@
-"""Real-time board frames: built by the writing service inside its transaction, published once it commits.
+"""A project's ticket events: built by the writing service inside its transaction, kept and published
+through events.publish.announce (numbered there, sent once the write commits).
 
-A frame carries the ticket in the board's own shape as the write leaves it, and a `seq` taken in
-the same transaction: numbers follow commit order without gaps, and a rolled-back write takes none
-and sends nothing. Nothing is read again after commit.
+Ticket frames carry the ticket in the board's own shape as the write leaves it; the others carry
+their object in the shape the API answers with, and `ticket_id`.
 """
 
 from collections.abc import Sequence
 
-from django.db import transaction
-from django.db.models import F
-
 from accounts.models import User
-from core import live
 from core.events import Event
+from events.publish import announce, board_group
 from projects.models import Project
 
 from . import selectors
-from .models import Ticket
-from .serializers import ticket_shapes
+from .models import Attachment, ChecklistItem, Comment, Ticket
+from .serializers import AttachmentOutput, ChecklistItemOutput, CommentOutput, ticket_shapes
 
-
-def board_group(project_id: int) -> str:
-    return f"project-{project_id}-board"
+__all__ = ["board_group", "announce_tickets", "announce_column_sorted", "announce_comment", "announce_checklist",
+           "announce_blockers", "announce_attachments"]
 
 
 def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **extra) -> None:
@@ -39,21 +35,27 @@ def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: li
              frames=[{"event": Event.COLUMN_SORTED, "status": status_slug, "ticket_ids": ticket_ids}])
 
 
-def announce(*, project_id: int, frames: list[dict], actor: User) -> None:
-    """Number the frames and publish them, in one message, once the current transaction commits."""
-    first = reserve_seq(project_id=project_id, count=len(frames))
-    actor_ref = {"id": actor.pk, "name": actor.display_name}
-    frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": first + offset}
-              for offset, frame in enumerate(frames)]
-    live.send_after_commit([(board_group(project_id), {"type": "board.frames", "frames": frames})])
+def announce_comment(event: Event, *, ticket: Ticket, comment: Comment, actor: User) -> None:
+    announce(project_id=ticket.project_id, actor=actor,
+             frames=[{"event": event, "ticket_id": ticket.pk, "comment": CommentOutput(comment).data}])
 
 
-def reserve_seq(*, project_id: int, count: int) -> int:
-    """The first of `count` consecutive frame numbers of the project.
+def announce_checklist(*, ticket: Ticket, change: str, item: ChecklistItem | None, actor: User) -> None:
+    """`item` as the change leaves it (as it was, for a deletion: call before deleting; None for a reorder),
+    and the checklist's order after the change."""
+    items = ticket.checklist_items.exclude(pk=item.pk) if change == "deleted" else ticket.checklist_items
+    order = list(items.order_by("sort_order", "id").values_list("pk", flat=True))
+    announce(project_id=ticket.project_id, actor=actor, frames=[{
+        "event": Event.CHECKLIST_CHANGED, "ticket_id": ticket.pk, "change": change,
+        "item": None if item is None else ChecklistItemOutput(item).data, "item_ids": order}])
 
-    The UPDATE holds the project row until the write commits, so concurrent writers number their
-    frames in the order they commit; it is the last lock a write takes, after its ticket rows.
-    """
-    assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
-    Project.objects.filter(pk=project_id).update(board_seq=F("board_seq") + count)
-    return Project.objects.values_list("board_seq", flat=True).get(pk=project_id) - count + 1
+
+def announce_blockers(*, ticket: Ticket, blocker_ids: set[int], actor: User) -> None:
+    announce(project_id=ticket.project_id, actor=actor, frames=[{
+        "event": Event.BLOCKERS_CHANGED, "ticket_id": ticket.pk, "blocker_ids": sorted(blocker_ids)}])
+
+
+def announce_attachments(event: Event, *, ticket: Ticket, attachments: Sequence[Attachment], actor: User) -> None:
+    announce(project_id=ticket.project_id, actor=actor, frames=[
+        {"event": event, "ticket_id": ticket.pk, "attachment": AttachmentOutput(attachment).data}
+        for attachment in attachments])

@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 
 from accounts.consumers import ACCESS_LOST, AuthenticatedSocketConsumer, member_group
 from accounts.models import ApiToken
+from events.replay import FrameCursor, InvalidSince, since_of
 from projects.models import Membership
 
 from .broadcast import board_group
@@ -64,18 +65,29 @@ class BoardConsumer(AuthenticatedSocketConsumer):
     async def connect(self):
         self.project_id = self.scope["url_route"]["kwargs"]["project_id"]
         # Read afresh, never from the shared reading: a member added a moment ago is let in at once.
+        try:
+            since = since_of(self.scope["query_string"])
+        except InvalidSince:
+            await self.close()  # a page only ever sends a seq it was given: refused like any bad handshake
+            return
         if not (await read_audience(self.project_id)).admits(self.user, self.token):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
+        self.cursor = FrameCursor(self.project_id)
+        # Joined before the log is read: what commits meanwhile waits in this channel, and `follow`
+        # drops what the replay already sent (events/replay.py).
         self.groups.append(board_group(self.project_id))  # left again on disconnect
         await self.channel_layer.group_add(board_group(self.project_id), self.channel_name)
         await self.accept()
+        if since is not None:
+            for frame in await self.cursor.resume(since):
+                await self.send_json(frame)
 
     async def board_frames(self, message):
         if not self.allowed:
             return
         if (await current_audience(self.project_id)).admits(self.user, self.token):
-            for frame in message["frames"]:
+            for frame in await self.cursor.follow(message["frames"]):
                 await self.send_json(frame)
         else:
             self.allowed = False

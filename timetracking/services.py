@@ -11,12 +11,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import RuleViolation
-from core.events import Action
+from core.events import Action, Event
 from tickets import history
 from tickets.models import Ticket
 from tickets.services import writable_ticket
 
-from . import selectors
+from . import broadcast, selectors
 from .models import TimeEntry, TimerState
 
 # What update_entry was not given (a note left as it is).
@@ -56,6 +56,7 @@ def _finish(entry: TimeEntry, *, actor: User, now) -> TimeEntry:
     entry.is_running, entry.stopped_at = TimerState.STOPPED, now
     entry.save(update_fields=["seconds", "is_running", "stopped_at", "updated_at"])
     _record(entry, actor=actor, action=Action.TIME_STOPPED, before=before)
+    broadcast.announce_entry(Event.TIME_ENTRY_STOPPED, entry=entry, actor=actor)
     return entry
 
 
@@ -97,6 +98,7 @@ def start_timer(*, ticket: Ticket, user: User) -> TimeEntry:
                       started_at=now, created_at=now)
     _take_running_slot(entry, now=now)
     _record(entry, actor=user, action=Action.TIME_STARTED, before=None)
+    broadcast.announce_entry(Event.TIME_ENTRY_STARTED, entry=entry, actor=user)
     return entry
 
 
@@ -109,6 +111,7 @@ def pause_timer(*, entry: TimeEntry) -> TimeEntry:
     _close_segment(entry, timezone.now())
     entry.is_running = TimerState.PAUSED
     entry.save(update_fields=["seconds", "is_running", "updated_at"])
+    broadcast.announce_entry(Event.TIME_ENTRY_CHANGED, entry=entry, actor=entry.user)
     return entry
 
 
@@ -122,6 +125,7 @@ def resume_timer(*, entry: TimeEntry) -> TimeEntry:
     now = timezone.now()
     entry.is_running, entry.started_at = TimerState.RUNNING, now
     _take_running_slot(entry, now=now, update_fields=["is_running", "started_at", "updated_at"])
+    broadcast.announce_entry(Event.TIME_ENTRY_STARTED, entry=entry, actor=entry.user)
     return entry
 
 
@@ -140,6 +144,7 @@ def add_manual_entry(*, ticket: Ticket, user: User, minutes: int, note: str = ""
     entry = TimeEntry.objects.create(ticket=ticket, user=user, project_id=ticket.project_id, seconds=minutes * 60,
                                      note=note, created_at=timezone.now())
     _record(entry, actor=user, action=Action.TIME_ADDED, before=None)
+    broadcast.announce_entry(Event.TIME_ENTRY_CHANGED, entry=entry, actor=user)
     return entry
 
 
@@ -156,6 +161,7 @@ def update_entry(*, entry: TimeEntry, actor: User, minutes: int, note=UNCHANGED)
     if _snapshot(entry) != before:
         entry.save(update_fields=["seconds", "note", "updated_at"])
         _record(entry, actor=actor, action=Action.TIME_EDITED, before=before)
+        broadcast.announce_entry(Event.TIME_ENTRY_CHANGED, entry=entry, actor=actor)
     return entry
 
 
@@ -164,5 +170,6 @@ def delete_entry(*, entry: TimeEntry, actor: User) -> None:
     writable_ticket(entry.ticket)
     entry = _locked(entry)
     before = _snapshot(entry)
+    broadcast.announce_entry(Event.TIME_ENTRY_DELETED, entry=entry, actor=actor)  # before: delete() drops its id
     entry.delete()
     _record(entry, actor=actor, action=Action.TIME_DELETED, before=before, deleted=True)

@@ -1,6 +1,9 @@
 // The live board. It draws the board payload embedded in the page, then applies the frames of the
-// project's websocket (decisions.md, "Real-time board"). Frames carry a per-project `seq`: after a
-// gap, and after every (re)connect, the whole board is fetched again, since frames may have been missed.
+// project's websocket (decisions.md, "Real-time board", "Event log"). Frames carry a per-project `seq`:
+// a reconnect asks for the frames after the last one applied (`?since=`), which the server replays from
+// its event log; the whole board is fetched again only when the server answers `resync_required` (too
+// far behind), after a gap, or when no frame was applied yet. Kinds the board does not draw (comments,
+// time entries, …) only advance `seq`.
 "use strict";
 
 const ACCESS_LOST = 4403; // the server closed the socket for good: no membership any more
@@ -153,7 +156,9 @@ const APPLY = {
 };
 
 function receive(frame) {
-  if (queued) {
+  if (frame.event === "resync_required") {
+    reloadBoard();
+  } else if (queued) {
     queued.push(frame);
   } else if (lastSeq !== null && frame.seq <= lastSeq) {
     // Already part of the board we hold.
@@ -206,12 +211,15 @@ async function fetchBoard() {
 
 function connect() {
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${window.location.host}${board.dataset.socketPath}`);
+  // Resuming needs a frame applied since the board was last drawn; before that, a reload after opening.
+  const since = lastSeq === null || queued ? null : lastSeq;
+  const query = since === null ? "" : `?since=${since}`;
+  const socket = new WebSocket(`${scheme}://${window.location.host}${board.dataset.socketPath}${query}`);
   showStatus("connecting", "Connecting…");
   socket.addEventListener("open", () => {
     retries = 0;
     showStatus("live", "Live");
-    reloadBoard(); // whatever happened while disconnected
+    if (since === null) reloadBoard(); // whatever happened while disconnected
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", (event) => {

@@ -40,7 +40,7 @@ def test_postgres_and_redis_urls():
     assert (found["db"]["ENGINE"], found["db"]["HOST"], found["db"]["NAME"]) == (
         "django.db.backends.postgresql", "db.internal", "tracker")
     assert found["layer"] == {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                              "CONFIG": {"hosts": ["redis://cache.internal:6379/1"]}}
+                              "CONFIG": {"hosts": ["redis://cache.internal:6379/1"], "capacity": 1000, "expiry": 60}}
 
 
 def test_postgres_gets_a_connection_pool_and_no_persistent_connections():

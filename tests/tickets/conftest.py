@@ -25,6 +25,10 @@ class BoardListener(GroupListener):
     def frames(self) -> list[dict]:
         return [frame for message in self.messages() for frame in message["frames"]]
 
+    def card_frames(self) -> list[dict]:
+        """The frames that change what a card shows; the others (comment.*, checklist.*, …) feed the event log."""
+        return [frame for frame in self.frames() if frame["event"].startswith(("ticket.", "column."))]
+
     def events(self) -> list[str]:
         return [frame["event"] for frame in self.frames()]
 

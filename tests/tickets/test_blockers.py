@@ -64,7 +64,7 @@ class TestAdd:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.actor, activity.changes) == (
             "blocker_added", editor, {"blockers": {"old": [second.id], "new": sorted([first.id, second.id])}})
-        assert board_listener.frames() == []  # board cards do not show blockers
+        assert board_listener.card_frames() == []  # board cards do not show blockers
 
     def test_adding_twice_changes_nothing(self, client_for, editor, chain):
         a, b = chain[:2]
@@ -182,7 +182,7 @@ class TestRemove:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.changes) == (
             "blocker_removed", {"blockers": {"old": sorted([a.id, b.id]), "new": [b.id]}})
-        assert board_listener.frames() == []
+        assert board_listener.card_frames() == []
 
     def test_a_ticket_that_does_not_block_changes_nothing(self, client_for, editor, ticket, chain):
         block(chain[0], ticket)

@@ -55,7 +55,7 @@ class TestAdd:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.actor, activity.changes) == ("checklist_item_added", editor, {
             "checklist_item": {"old": None, "new": {"id": item.id, "text": "Release", "done": False}}})
-        [frame] = board_listener.frames()
+        [frame] = board_listener.card_frames()
         assert board_counts(frame) == ("ticket.updated", 3, 0)
 
     def test_first_item_and_five_hundred_characters(self, client_for, editor, ticket):
@@ -110,7 +110,7 @@ class TestToggle:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.changes) == ("checklist_item_toggled", {"checklist_item": {
             "old": {"id": items[0].id, "done": False}, "new": {"id": items[0].id, "done": True}}})
-        [frame] = board_listener.frames()
+        [frame] = board_listener.card_frames()
         assert board_counts(frame) == ("ticket.updated", 3, 1)
 
         assert api.post(item_url(items[0], "toggle")).json() == {"ok": True, "done": 0}
@@ -138,7 +138,7 @@ class TestUpdate:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.changes) == ("checklist_item_updated", {"checklist_item": {
             "old": {"id": items[1].id, "text": "Fix"}, "new": {"id": items[1].id, "text": "Fix for real"}}})
-        assert board_listener.frames() == []  # the board shows counts only
+        assert board_listener.card_frames() == []  # the board shows counts only
 
     def test_the_same_text_changes_nothing(self, client_for, editor, items):
         assert client_for(editor).post(item_url(items[1], "update"), {"text": "Fix"}).status_code == 200
@@ -179,7 +179,7 @@ class TestDelete:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.changes) == ("checklist_item_deleted", {"checklist_item": {
             "old": {"id": items[2].id, "text": "Test", "done": True}, "new": None}})
-        [frame] = board_listener.frames()
+        [frame] = board_listener.card_frames()
         assert board_counts(frame) == ("ticket.updated", 2, 0)
         assert api.post(item_url(items[2], "delete")).json() == {"error": "checklist item not found"}
 
@@ -222,7 +222,7 @@ class TestSort:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.changes) == ("checklist_sorted", {"checklist_order": {
             "old": [item.id for item in items], "new": order}})
-        assert board_listener.frames() == []  # the board shows counts only
+        assert board_listener.card_frames() == []  # the board shows counts only
 
     def test_the_same_order_changes_nothing(self, client_for, editor, ticket, items):
         assert client_for(editor).post(sort_url(ticket), {"item_ids": [item.id for item in items]}).status_code == 200

@@ -43,7 +43,7 @@ class TestAdd:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.actor, activity.changes) == (
             "commented", viewer, {"comment": {"old": None, "new": {"id": comment.id, "message": "Seen it too"}}})
-        [frame] = board_listener.frames()
+        [frame] = board_listener.card_frames()
         assert (frame["event"], frame["ticket"]["id"], frame["ticket"]["reaction_count"]) == (
             "ticket.updated", ticket.id, 1)
 
@@ -106,7 +106,7 @@ class TestEdit:
         assert (activity.action, activity.actor, activity.changes) == ("comment_edited", editor, {"comment": {
             "old": {"id": comment.id, "message": "First thought"},
             "new": {"id": comment.id, "message": "Second thought"}}})
-        assert board_listener.frames() == []  # the board shows only how many comments there are
+        assert board_listener.card_frames() == []  # the board shows only how many comments there are
 
     def test_the_same_text_changes_nothing(self, client_for, editor, comment):
         assert client_for(editor).post(edit_url(comment), {"message": "First thought"}).status_code == 200
@@ -166,7 +166,7 @@ class TestDelete:
         activity = Activity.objects.get(ticket=ticket)
         assert (activity.action, activity.actor, activity.changes) == ("comment_deleted", editor, {
             "comment": {"old": {"id": comment.id, "message": "First thought"}, "new": None}})
-        [frame] = board_listener.frames()
+        [frame] = board_listener.card_frames()
         assert (frame["event"], frame["ticket"]["reaction_count"]) == ("ticket.updated", 1)
         assert api.post(delete_url(comment)).status_code == 404
 

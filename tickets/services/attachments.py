@@ -5,8 +5,8 @@ from django.db import transaction
 from accounts.models import User
 from attachments import files
 from attachments.uploads import Upload
-from core.events import Action
-from tickets import selectors
+from core.events import Action, Event
+from tickets import broadcast, selectors
 from tickets.models import Attachment, Comment, Ticket
 
 from .content import content_changed, writable_comment
@@ -28,6 +28,7 @@ def attach_files(*, ticket: Ticket, uploads: list[Upload], actor: User,
         content_changed(locked, actor, Action.ATTACHMENTS_ADDED,
                         {"attachments": {"old": None, "new": [_attachment_state(a) for a in attachments]}},
                         on_board=False)
+        broadcast.announce_attachments(Event.ATTACHMENT_ADDED, ticket=locked, attachments=attachments, actor=actor)
         return attachments
 
     return files.store_then_commit(attachments, files.uploaded_contents(uploads), commit)
@@ -39,6 +40,7 @@ def delete_attachment(*, attachment: Attachment, actor: User) -> None:
     ticket = writable_ticket(attachment.ticket)
     attachment = selectors.live_attachment(attachment_id=attachment.pk)  # deleted meanwhile: 404
     state = _attachment_state(attachment)
+    broadcast.announce_attachments(Event.ATTACHMENT_DELETED, ticket=ticket, attachments=[attachment], actor=actor)
     attachment.delete()
     content_changed(ticket, actor, Action.ATTACHMENT_DELETED, {"attachments": {"old": [state], "new": None}},
                     on_board=False)

@@ -54,6 +54,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
     content_changed(ticket, author, Action.COMMENTED, {"comment": {"old": None, "new": _comment_state(comment)}},
                     on_board=True)
     notification_rules.comment_added(ticket=ticket, comment=comment, actor=author)
+    broadcast.announce_comment(Event.COMMENT_CREATED, ticket=ticket, comment=comment, actor=author)
     return comment
 
 
@@ -63,6 +64,7 @@ def edit_comment(*, comment: Comment, message: str, actor: User) -> Comment:
     if comment.message != message:
         notification_rules.comment_edited(ticket=ticket, old_message=comment.message, new_message=message, actor=actor)
         _change_part(ticket, comment, actor, Action.COMMENT_EDITED, "comment", on_board=False, message=message)
+        broadcast.announce_comment(Event.COMMENT_UPDATED, ticket=ticket, comment=comment, actor=actor)
     return comment
 
 
@@ -74,6 +76,7 @@ def delete_comment(*, comment: Comment, actor: User) -> None:
     comment.save(update_fields=["deleted_at", "updated_at"])
     content_changed(ticket, actor, Action.COMMENT_DELETED, {"comment": {"old": _comment_state(comment), "new": None}},
                     on_board=True)
+    broadcast.announce_comment(Event.COMMENT_DELETED, ticket=ticket, comment=comment, actor=actor)
 
 
 def _item_state(item: ChecklistItem) -> dict:
@@ -94,6 +97,7 @@ def add_checklist_item(*, ticket: Ticket, text: str, actor: User) -> ChecklistIt
     item = ChecklistItem.objects.create(ticket=ticket, text=text, sort_order=0 if last is None else last + 1)
     content_changed(ticket, actor, Action.CHECKLIST_ITEM_ADDED,
                     {"checklist_item": {"old": None, "new": _item_state(item)}}, on_board=True)
+    broadcast.announce_checklist(ticket=ticket, change="added", item=item, actor=actor)
     return item
 
 
@@ -103,6 +107,7 @@ def toggle_checklist_item(*, item: ChecklistItem, actor: User) -> ChecklistItem:
     ticket, item = _writable_item(item)
     _change_part(ticket, item, actor, Action.CHECKLIST_ITEM_TOGGLED, "checklist_item", on_board=True,
                  done=not item.done)
+    broadcast.announce_checklist(ticket=ticket, change="toggled", item=item, actor=actor)
     return item
 
 
@@ -111,6 +116,7 @@ def rename_checklist_item(*, item: ChecklistItem, text: str, actor: User) -> Che
     ticket, item = _writable_item(item)
     if item.text != text:
         _change_part(ticket, item, actor, Action.CHECKLIST_ITEM_UPDATED, "checklist_item", on_board=False, text=text)
+        broadcast.announce_checklist(ticket=ticket, change="renamed", item=item, actor=actor)
     return item
 
 
@@ -118,6 +124,7 @@ def rename_checklist_item(*, item: ChecklistItem, text: str, actor: User) -> Che
 def delete_checklist_item(*, item: ChecklistItem, actor: User) -> None:
     ticket, item = _writable_item(item)
     before = _item_state(item)
+    broadcast.announce_checklist(ticket=ticket, change="deleted", item=item, actor=actor)  # before: delete() drops its id
     item.delete()
     content_changed(ticket, actor, Action.CHECKLIST_ITEM_DELETED, {"checklist_item": {"old": before, "new": None}},
                     on_board=True)
@@ -138,6 +145,7 @@ def sort_checklist(*, ticket: Ticket, item_ids: list[int], actor: User) -> None:
     ChecklistItem.objects.bulk_update(items.values(), ["sort_order"])
     content_changed(ticket, actor, Action.CHECKLIST_SORTED, {"checklist_order": {"old": old_order, "new": item_ids}},
                     on_board=False)
+    broadcast.announce_checklist(ticket=ticket, change="sorted", item=None, actor=actor)
 
 
 def _blocks(*, project_id: int, start: int, goal: int) -> bool:
@@ -179,6 +187,7 @@ def add_blocker(*, ticket: Ticket, blocker: Ticket, actor: User) -> None:
     Blocker.objects.create(ticket=ticket, blocker=blocker)
     content_changed(ticket, actor, Action.BLOCKER_ADDED,
                     {"blockers": history.ids_change(old_ids, old_ids | {blocker.pk})}, on_board=False)
+    broadcast.announce_blockers(ticket=ticket, blocker_ids=old_ids | {blocker.pk}, actor=actor)
 
 
 @transaction.atomic
@@ -191,3 +200,4 @@ def remove_blocker(*, ticket: Ticket, blocker_id: int, actor: User) -> None:
     Blocker.objects.filter(ticket=ticket, blocker_id=blocker_id).delete()
     content_changed(ticket, actor, Action.BLOCKER_REMOVED,
                     {"blockers": history.ids_change(old_ids, old_ids - {blocker_id})}, on_board=False)
+    broadcast.announce_blockers(ticket=ticket, blocker_ids=old_ids - {blocker_id}, actor=actor)
