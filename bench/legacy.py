@@ -1,14 +1,24 @@
-"""The board and search as they were before issue 14: the baselines `make bench` measures in the
-same run, and the board's shape reference of tests/tickets/test_output_shapes.py."""
+"""The board, ticket detail and search as they were before issue 14: the baselines `make bench` measures
+in the same run, and the shape references of tests/tickets/test_output_shapes.py."""
 
-from django.db.models import BooleanField, Case, Count, ExpressionWrapper, Prefetch, Q, When, Window
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    ExpressionWrapper,
+    Prefetch,
+    Q,
+    When,
+    Window,
+    prefetch_related_objects,
+)
 from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
 from projects import selectors as project_selectors
 from projects.serializers import MemberOutput, TagOutput
 from tickets import selectors
-from tickets.models import ChecklistItem, Comment, Ticket
+from tickets.models import Attachment, ChecklistItem, Comment, Ticket
 from tickets.search import (
     SEARCH_LIMIT,
     TEXT_FIELDS,
@@ -18,7 +28,7 @@ from tickets.search import (
     referenced_number,
     searched_tickets,
 )
-from tickets.serializers import BoardTicketOutput
+from tickets.serializers import BoardTicketOutput, TicketDetailOutput
 
 
 def board_tickets(tickets):
@@ -29,6 +39,21 @@ def board_tickets(tickets):
             .annotate(reaction_count=selectors.count_of(Comment, deleted_at__isnull=True),
                       checklist_total=selectors.count_of(ChecklistItem),
                       checklist_done=selectors.count_of(ChecklistItem, done=True)))
+
+
+def ticket_detail(ticket) -> dict:
+    """A ticket of ticket_in_project in full, rendered by DRF from prefetched objects."""
+    prefetch_related_objects(
+        [ticket],
+        selectors.ordered_tags(),
+        Prefetch("assignees", queryset=User.objects.order_by("id"), to_attr="assignee_list"),
+        Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
+        Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
+            deleted_at__isnull=True).select_related("author").order_by("created_at", "id")),
+        Prefetch("blocked_by_links", to_attr="live_blockers", queryset=selectors.ticket_blockers(ticket=ticket)),
+        Prefetch("attachments", queryset=Attachment.objects.filter(comment__deleted_at__isnull=True).order_by("id")),
+    )
+    return TicketDetailOutput(ticket).data
 
 
 def board_payload(*, membership) -> dict:

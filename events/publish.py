@@ -7,7 +7,6 @@ feed). Nothing is read again after commit.
 """
 
 from django.db import transaction
-from django.db.models import F
 
 from accounts.models import User
 from core import live
@@ -41,5 +40,4 @@ def reserve_seq(*, project_id: int, count: int) -> int:
     frames in the order they commit; it is the last lock a write takes, after its ticket rows.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
-    Project.objects.filter(pk=project_id).update(board_seq=F("board_seq") + count)
-    return Project.objects.values_list("board_seq", flat=True).get(pk=project_id) - count + 1
+    return Project.objects.advance_counter(project_id, "board_seq", count) - count + 1

@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.db.models.functions import Lower
 
 from .roles import Role, rank_of
@@ -9,6 +9,20 @@ class EstimationMode(models.TextChoices):
     STORY_POINTS = "story_points"
     HOURS = "hours"
     NONE = "none"
+
+
+class ProjectQuerySet(models.QuerySet):
+    def advance_counter(self, project_id: int, counter: str, by: int = 1) -> int:
+        """Add `by` to one of the project's counters and answer its new value, in one statement.
+
+        The UPDATE holds the project row until the surrounding transaction ends: concurrent writers
+        queue on it, so what they take is consecutive and follows commit order.
+        """
+        column = connection.ops.quote_name(self.model._meta.get_field(counter).column)
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {self.model._meta.db_table} SET {column} = {column} + %s WHERE id = %s "
+                           f"RETURNING {column}", [by, project_id])
+            return cursor.fetchone()[0]
 
 
 class Project(models.Model):
@@ -24,6 +38,8 @@ class Project(models.Model):
     board_seq = models.PositiveBigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+
+    objects = ProjectQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(Lower("name"), name="project_name_lower_idx")]

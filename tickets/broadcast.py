@@ -25,7 +25,7 @@ def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **
     if not tickets:
         return
     shapes = {shape["id"]: shape for shape in ticket_shapes(
-        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets]))}
+        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets], users=[actor]))}
     frames = [{"event": event, "ticket": shapes[ticket.pk], **extra} for ticket in tickets]
     announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
 

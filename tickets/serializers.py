@@ -3,11 +3,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.fields import ObjectIdField, SlugRelatedField
+from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_FIELDS
-from .selectors import TicketRows
+from .selectors import TicketParts, TicketRows
 
 # ---- input ------------------------------------------------------------------------------
 
@@ -233,12 +234,8 @@ def ticket_shapes(tickets: TicketRows) -> list[dict]:
     assignees = {pk: {"id": pk, "name": user.display_name, "avatar": user.avatar} for pk, user in tickets.users.items()}
     shapes = []
     for pk, number, prefix, title, status, type_, priority, deadline, created, *board in tickets.rows:
-        shape = {
-            "id": pk, "project_ticket_number": number, "prefix_ref": f"{prefix}-{number}", "title": title,
-            "status": status, "type": type_, "priority": priority,
-            "deadline": deadline.isoformat() if deadline is not None else None,
-            "tags": [tags[tag_id] for tag_id in tickets.tag_ids.get(pk, ())], "created_at": created,
-        }
+        shape = _list_shape(pk, number, prefix, title, status, type_, priority, deadline,
+                            [tags[tag_id] for tag_id in tickets.tag_ids.get(pk, ())], created)
         if tickets.board:
             created_by_id, reaction_count, checklist_total, checklist_done = board
             creator = assignees[created_by_id]
@@ -249,6 +246,35 @@ def ticket_shapes(tickets: TicketRows) -> list[dict]:
             })
         shapes.append(shape)
     return shapes
+
+
+def _list_shape(pk, number, prefix, title, status, type_, priority, deadline, tags, created) -> dict:
+    return {"id": pk, "project_ticket_number": number, "prefix_ref": f"{prefix}-{number}", "title": title,
+            "status": status, "type": type_, "priority": priority,
+            "deadline": deadline.isoformat() if deadline is not None else None, "tags": tags, "created_at": created}
+
+
+def ticket_detail_shape(ticket: Ticket, parts: TicketParts) -> dict:
+    """The shape TicketDetailOutput declares, from a ticket of ticket_in_project and its parts' rows."""
+    return {
+        **_list_shape(ticket.pk, ticket.number, ticket.project.prefix, ticket.title, ticket.status.slug, ticket.type,
+                      ticket.priority, ticket.deadline,
+                      [{"id": pk, "name": name, "color": color} for pk, name, color in parts.tags],
+                      timestamp(ticket.created_at)),
+        "description": ticket.description, "story_points": ticket.story_points,
+        "estimated_hours": float(ticket.estimated_hours) if ticket.estimated_hours is not None else None,
+        "updated_at": timestamp(ticket.updated_at),
+        "comments": [{"id": pk, "message": message, "user_id": author_id, "user_name": name or username,
+                      "created_at": created} for pk, message, author_id, name, username, created in parts.comments],
+        "checklist": [{"id": pk, "text": text, "done": int(done)} for pk, text, done in parts.checklist],
+        "assignees": [{"id": pk, "name": name or username} for pk, name, username in parts.assignees],
+        "creator": {"id": ticket.created_by_id, "name": ticket.created_by.display_name},
+        "blockers": [{"id": pk, "title": title, "status": status, "project_ticket_number": number}
+                     for pk, title, status, number in parts.blockers],
+        "attachments": [{"id": pk, "ticket_id": ticket_id, "original_name": name, "filesize": size, "mime_type": mime}
+                        for pk, ticket_id, name, size, mime in parts.attachments],
+        "archived_at": timestamp(ticket.archived_at),
+    }
 
 
 class CommentOutput(serializers.ModelSerializer):
@@ -295,7 +321,10 @@ class AttachmentOutput(serializers.ModelSerializer):
 
 
 class TicketDetailOutput(TicketListOutput):
-    # One ticket at a time: DRF renders every declared field, the list's included.
+    """A ticket in full. Its shape is built by `ticket_detail_shape` from plain rows; these declared fields
+    document it and, rendered by DRF from a prefetched ticket, are the reference that
+    tests/tickets/test_output_shapes.py holds it to."""
+
     to_representation = serializers.ModelSerializer.to_representation
 
     estimated_hours = serializers.FloatField(allow_null=True)

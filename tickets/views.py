@@ -43,6 +43,7 @@ from .serializers import (
     UnarchivedTicketOutput,
     UpdateTicketInput,
     UserIdInput,
+    ticket_detail_shape,
     ticket_shapes,
 )
 
@@ -157,7 +158,7 @@ class TicketViewSet(ProjectScopedViewSet):
                               **error_responses(401, 404)})
     def retrieve(self, request, project_id, number):
         """Get a ticket."""
-        return Response({"ticket": TicketDetailOutput(selectors.ticket_detail(ticket=self.ticket)).data})
+        return Response({"ticket": ticket_detail_shape(self.ticket, selectors.ticket_parts(ticket=self.ticket))})
 
     @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, project_id, number):

@@ -4,6 +4,7 @@ ticket objects through the declared (documented) fields, as the board did before
 
 from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
@@ -11,10 +12,17 @@ from rest_framework.renderers import JSONRenderer
 
 from bench import legacy
 from projects import selectors as project_selectors
-from tests.factories import StatusFactory, TagFactory, TicketFactory, UserFactory
+from tests.factories import (
+    AttachmentFactory,
+    BlockerFactory,
+    StatusFactory,
+    TagFactory,
+    TicketFactory,
+    UserFactory,
+)
 from tickets import selectors
 from tickets.models import ChecklistItem, Comment, Ticket
-from tickets.serializers import BoardTicketOutput, TicketListOutput, ticket_shapes
+from tickets.serializers import BoardTicketOutput, TicketDetailOutput, TicketListOutput, ticket_shapes
 
 from .conftest import status_of
 
@@ -73,3 +81,22 @@ def test_list_is_what_the_declared_fields_render(rich_project):
     assert JSONRenderer().render(rows) == JSONRenderer().render(
         TicketListOutput(legacy.board_tickets(tickets), many=True).data)
     assert [list(shape) for shape in rows] == [TicketListOutput.Meta.fields] * 3
+
+
+def test_detail_is_byte_for_byte_what_the_declared_fields_render(rich_project, client_for, editor):
+    project, tickets = rich_project
+    ticket, blocking = tickets[0], tickets[1]
+    Ticket.objects.filter(pk=ticket.pk).update(estimated_hours=Decimal("2.50"), story_points=3, description="d")
+    BlockerFactory(ticket=ticket, blocker=blocking)
+    BlockerFactory(ticket=ticket, blocker=tickets[4])  # deleted: not shown
+    AttachmentFactory(ticket=ticket)
+    AttachmentFactory(ticket=ticket, comment=Comment.objects.get(message="gone"))  # with its deleted comment
+    response = client_for(editor).get(f"/api/v1/projects/{project.id}/tickets/{ticket.number}")
+    reference = legacy.ticket_detail(selectors.ticket_in_project(project=project, number=ticket.number))
+    assert response.status_code == 200
+    assert response.content == JSONRenderer().render({"ticket": reference})
+    shown = response.json()["ticket"]
+    assert list(shown) == TicketDetailOutput.Meta.fields
+    assert [len(shown[part]) for part in ["tags", "assignees", "checklist", "comments", "blockers", "attachments"]] == [
+        3, 3, 2, 1, 1, 1]
+    assert shown["estimated_hours"] == 2.5 and shown["created_at"] == "2026-03-04 05:06:07"

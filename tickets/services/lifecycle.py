@@ -4,7 +4,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import User
@@ -29,8 +29,7 @@ def next_ticket_number(*, project: Project) -> int:
     constraint on (project, number) backs this up.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
-    Project.objects.filter(pk=project.pk).update(last_ticket_number=F("last_ticket_number") + 1)
-    return Project.objects.values_list("last_ticket_number", flat=True).get(pk=project.pk)
+    return Project.objects.advance_counter(project.pk, "last_ticket_number")
 
 
 def next_sort_order(*, project_id: int, status: Status) -> int:
@@ -75,15 +74,17 @@ def create_ticket(
     story_points: int | None = None, estimated_hours: Decimal | None = None,
     checklist: list[str] = (), tags: list[Tag] = (),
 ) -> Ticket:
+    status = status or first_status(project)  # read before the project row is locked: it queues creations
     ticket = Ticket(
         project=project, number=next_ticket_number(project=project), title=title, description=description,
         type=type, priority=priority, deadline=deadline, story_points=story_points,
         estimated_hours=estimated_hours, created_by=actor,
     )
-    for field, value in _entering(ticket, status or first_status(project)).items():
+    for field, value in _entering(ticket, status).items():
         setattr(ticket, field, value)
     ticket.save()
-    ticket.tags.set(tags)
+    if tags:
+        ticket.tags.add(*tags)  # a new ticket has none to compare with, as set() would
     ChecklistItem.objects.bulk_create(
         ChecklistItem(ticket=ticket, text=text, sort_order=index) for index, text in enumerate(checklist)
     )
