@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from accounts.models import User
 from core.events import Event
 from events.publish import announce, board_group
-from projects.models import Project
+from projects.models import Project, Tag
 
 from . import selectors
 from .models import Attachment, ChecklistItem, Comment, Ticket
 from .serializers import AttachmentOutput, ChecklistItemOutput, CommentOutput, ticket_shapes
 
-__all__ = ["board_group", "announce_tickets", "announce_column_sorted", "announce_comment", "announce_checklist",
-           "announce_blockers", "announce_attachments"]
+__all__ = ["board_group", "announce_tickets", "announce_created", "announce_column_sorted", "announce_comment",
+           "announce_checklist", "announce_blockers", "announce_attachments"]
 
 
 def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **extra) -> None:
@@ -28,6 +28,13 @@ def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **
         selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets], users=[actor]))}
     frames = [{"event": event, "ticket": shapes[ticket.pk], **extra} for ticket in tickets]
     announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
+
+
+def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User) -> None:
+    """The frame of a ticket just created, shaped from what its creation wrote (nothing read back while
+    the project row is locked)."""
+    [shape] = ticket_shapes(selectors.new_ticket_rows(ticket=ticket, tags=tags, checklist_total=checklist_total))
+    announce(project_id=ticket.project_id, frames=[{"event": Event.TICKET_CREATED, "ticket": shape}], actor=actor)
 
 
 def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:

@@ -16,11 +16,13 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
+from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
 
 ARCHIVED_LIST_LIMIT = 100
+FEW_TICKETS = 100
 VELOCITY_WINDOW = timedelta(days=7)
 
 
@@ -92,8 +94,9 @@ def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] |
                 .values_list(*(BOARD_COLUMNS if board else LIST_COLUMNS)))
     if not rows:
         return TicketRows(rows=[], board=board, tag_ids={}, tags={})
-    # The ids as a subquery rather than a list: a board's thousands of ids would be a long IN (...).
-    ids = tickets.order_by().values("pk")
+    # A board's thousands of ids would make a long IN (...): they are given as a subquery instead. A few
+    # (a frame's) are given as they are, which spares building that subquery.
+    ids = [row[0] for row in rows] if len(rows) <= FEW_TICKETS else tickets.order_by().values("pk")
     tags_by_id = {tag.pk: tag for tag in tags} if tags is not None else {}
     tag_ids = _pairs(Ticket.tags.through.objects.filter(ticket__in=ids).values_list("ticket_id", "tag_id"))
     missing_tags = {tag_id for ids_ in tag_ids.values() for tag_id in ids_} - tags_by_id.keys()
@@ -115,6 +118,16 @@ def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] |
             result.users.update((user.pk, user) for user in User.objects.filter(pk__in=missing_users)
                                 .only("id", "username", "name", "avatar_url"))
     return result
+
+
+def new_ticket_rows(*, ticket: Ticket, tags: Iterable[Tag], checklist_total: int) -> TicketRows:
+    """A ticket its creation just wrote, in the board shape, from what the creation holds: nothing to read
+    back, since a new ticket has no comment, assignee or done checklist item yet."""
+    tags = sorted(tags, key=lambda tag: (tag.sort_order, tag.pk))
+    row = (ticket.pk, ticket.number, ticket.project.prefix, ticket.title, ticket.status.slug, ticket.type,
+           ticket.priority, ticket.deadline, timestamp(ticket.created_at), ticket.created_by_id, 0, checklist_total, 0)
+    return TicketRows(rows=[row], board=True, tag_ids={ticket.pk: [tag.pk for tag in tags]},
+                      tags={tag.pk: tag for tag in tags}, users={ticket.created_by_id: ticket.created_by})
 
 
 def _pairs(pairs: QuerySet) -> dict[int, list[int]]:

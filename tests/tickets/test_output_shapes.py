@@ -11,7 +11,9 @@ from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
 from bench import legacy
+from events.models import ProjectEvent
 from projects import selectors as project_selectors
+from projects.models import Tag
 from tests.factories import (
     AttachmentFactory,
     BlockerFactory,
@@ -20,7 +22,7 @@ from tests.factories import (
     TicketFactory,
     UserFactory,
 )
-from tickets import selectors
+from tickets import selectors, services
 from tickets.models import ChecklistItem, Comment, Ticket
 from tickets.serializers import BoardTicketOutput, TicketDetailOutput, TicketListOutput, ticket_shapes
 
@@ -100,3 +102,15 @@ def test_detail_is_byte_for_byte_what_the_declared_fields_render(rich_project, c
     assert [len(shown[part]) for part in ["tags", "assignees", "checklist", "comments", "blockers", "attachments"]] == [
         3, 3, 2, 1, 1, 1]
     assert shown["estimated_hours"] == 2.5 and shown["created_at"] == "2026-03-04 05:06:07"
+
+
+def test_a_creation_frame_is_the_ticket_as_read_back(rich_project, editor):
+    project, _ = rich_project
+    late, early = Tag.objects.get(name="late"), Tag.objects.filter(sort_order=1).order_by("id").first()
+    ticket = services.create_ticket(project=project, actor=editor, title="Framed", type="bug", priority="low",
+                                    deadline=date(2027, 1, 2), checklist=["a", "b"], tags=[late, early])
+    frame = ProjectEvent.objects.get(project=project, event="ticket.created").payload["ticket"]
+    [read_back] = ticket_shapes(selectors.board_tickets_by_id(ticket_ids=[ticket.pk]))
+    assert frame == read_back
+    assert [tag["name"] for tag in frame["tags"]] == [early.name, "late"]
+    assert frame["checklist_total"] == 2 and frame["creator"] == {"id": editor.id, "name": editor.display_name}

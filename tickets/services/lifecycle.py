@@ -95,7 +95,7 @@ def create_ticket(
     if checklist:
         changes["checklist"] = {"old": [], "new": list(checklist)}
     history.record(ticket=ticket, actor=actor, action=Action.CREATED, changes=changes)
-    broadcast.announce_tickets(Event.TICKET_CREATED, tickets=[ticket], actor=actor)
+    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor)
     return ticket
 
 
