@@ -88,7 +88,7 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
         ranked = sorted(newest_first, key=lambda pk: probe.found[pk][0])[:SEARCH_LIMIT]
     else:
         ranked = _first_page(tickets, query, fields, number)
-    rows = _page_rows(ranked, query, fields)
+    rows = _page_rows(ranked, query, fields, probe)
     comments = _latest_comment_hits(ranked, query, probe) if "comments" in fields else {}
     return SearchResult(rows=rows, prefix=project.prefix, tags=_tags(ranked),
                         matches={row["id"]: _matches(row, comments.get(row["id"], []), query, fields)
@@ -116,6 +116,7 @@ def referenced_number(*, project: Project, query: str) -> int | None:
 # Where a probe row comes from, and the rank of a ticket found there (lower first).
 BY_NUMBER, BY_TITLE, BY_DESCRIPTION, BY_COMMENT = range(4)
 RANK = {BY_NUMBER: 0, BY_TITLE: 1, BY_DESCRIPTION: 2, BY_COMMENT: 2}
+TEXT_SOURCES = {"title": BY_TITLE, "description": BY_DESCRIPTION}
 
 
 @dataclass
@@ -124,6 +125,8 @@ class Probe:
     found: dict[int, tuple[int, datetime]]
     # Whether `found` holds every match.
     complete: bool
+    # {text field: ids of the tickets it matched}, for the fields whose matches were all read.
+    text_hits: dict[str, set[int]]
     # {ticket id: [(created_at, comment id)]} of the comment hits, when every one was read (else None).
     comment_hits: dict[int, list[tuple[datetime, int]]] | None
 
@@ -134,12 +137,13 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
     A UNION ALL of one lookup per field, each served by its own trigram index and each cut at
     TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
     with OR across the fields would make PostgreSQL read every ticket of the project instead).
-    Comment rows carry the comment's id and time, so the page's comment hits need no second search.
+    Whatever lookup was read in full also says which tickets of the page it matched: comment rows
+    carry the comment's id and time, so the page needs no second search of its texts.
     """
     no_comment = (Cast(Value(None), BigIntegerField()), Cast(Value(None), DateTimeField()))
     lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at",
                                                                             *no_comment)
-               for field, source in (("title", BY_TITLE), ("description", BY_DESCRIPTION)) if field in fields]
+               for field, source in TEXT_SOURCES.items() if field in fields]
     if "comments" in fields:
         lookups.append(_comment_hits(query).filter(ticket__in=tickets)
                        .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
@@ -151,15 +155,18 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
         rows = list(lookups[0].union(*lookups[1:], all=True))
     else:  # SQLite: no LIMIT inside a UNION, one query per field
         rows = [row for lookup in lookups for row in lookup]
-    found, per_source, comment_hits = {}, defaultdict(int), defaultdict(list)
+    found, counts, by_source, comment_hits = {}, defaultdict(int), defaultdict(set), defaultdict(list)
     for pk, source, updated, comment_id, commented in rows:
-        per_source[source] += 1
+        counts[source] += 1
         if pk not in found or RANK[source] < found[pk][0]:
             found[pk] = (RANK[source], updated)
+        by_source[source].add(pk)
         if comment_id is not None:
             comment_hits[pk].append((commented, comment_id))
-    return Probe(found=found, complete=all(count <= TOTAL_CAP for count in per_source.values()),
-                 comment_hits=comment_hits if per_source[BY_COMMENT] <= TOTAL_CAP else None)
+    in_full = {source for source in (*TEXT_SOURCES.values(), BY_COMMENT) if counts[source] <= TOTAL_CAP}
+    return Probe(found=found, complete=all(count <= TOTAL_CAP for count in counts.values()),
+                 text_hits={field: by_source[source] for field, source in TEXT_SOURCES.items() if source in in_full},
+                 comment_hits=comment_hits if BY_COMMENT in in_full else None)
 
 
 def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:
@@ -192,14 +199,21 @@ def _comment_hits(query: str) -> QuerySet[Comment]:
     return Comment.objects.filter(deleted_at__isnull=True, message__icontains=query)
 
 
-def _page_rows(ranked: list[int], query: str, fields: set[str]) -> list[dict]:
-    """PAGE_COLUMNS of the `ranked` tickets in that order, with the texts and whether each matched."""
+def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) -> list[dict]:
+    """PAGE_COLUMNS of the `ranked` tickets in that order, with the texts and whether each matched.
+
+    Whether a text matched is the probe's answer where it read that field in full; the database is
+    asked again only for a field with too many matches.
+    """
+    known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
-            for field in TEXT_FIELDS if field in fields}
+            for field in TEXT_FIELDS if field in fields and field not in known}
     rows = (Ticket.objects.filter(pk__in=ranked)
             .annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits)
             .values(*PAGE_COLUMNS, *(["description"] if "description" in fields else []), *hits))
     by_id = {row["id"]: row for row in rows}
+    for row in by_id.values():
+        row.update((f"{field}_hit", row["id"] in ids) for field, ids in known.items())
     return [by_id[pk] for pk in ranked]
 
 

@@ -229,6 +229,23 @@ class TestCappedTotal:
             assert 2 < capped["total"] <= exact["total"]
 
 
+    @pytest.mark.parametrize("beyond", ["title", "comments"])
+    def test_one_field_beyond_the_cap_beside_others_read_in_full(self, client_for, project, viewer, many,
+                                                                monkeypatch, beyond):
+        import tickets.search
+
+        for n in range(3):
+            ticket = TicketFactory(project=project, title=f"Gadget {n} more" if beyond == "title" else "More")
+            if beyond == "comments":
+                Comment.objects.create(ticket=ticket, author=viewer, message="gadget again")
+        api = client_for(viewer)
+        exact = search(api, project, q="gadget").json()
+        monkeypatch.setattr(tickets.search, "TOTAL_CAP", 5)
+        capped = search(api, project, q="gadget").json()
+        assert (capped["total_capped"], exact["total_capped"]) == (True, False)
+        assert capped["tickets"] == exact["tickets"]
+
+
 class TestMatches:
     def test_comment_hits_the_latest_three_with_their_authors(self, client_for, project, viewer, editor):
         ticket = TicketFactory(project=project)
