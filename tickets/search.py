@@ -16,7 +16,6 @@ from django.db.models import (
     BigIntegerField,
     BooleanField,
     Case,
-    DateTimeField,
     Exists,
     ExpressionWrapper,
     F,
@@ -127,8 +126,8 @@ class Probe:
     complete: bool
     # {text field: ids of the tickets it matched}, for the fields whose matches were all read.
     text_hits: dict[str, set[int]]
-    # {ticket id: [(created_at, comment id)]} of the comment hits, when every one was read (else None).
-    comment_hits: dict[int, list[tuple[datetime, int]]] | None
+    # {ticket id: ids of its comments that match}, when every comment hit was read (else None).
+    comment_ids: dict[int, list[int]] | None
 
 
 def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> Probe:
@@ -138,35 +137,35 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
     TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
     with OR across the fields would make PostgreSQL read every ticket of the project instead).
     Whatever lookup was read in full also says which tickets of the page it matched: comment rows
-    carry the comment's id and time, so the page needs no second search of its texts.
+    carry the comment's id, so the page needs no second search of its texts.
     """
-    no_comment = (Cast(Value(None), BigIntegerField()), Cast(Value(None), DateTimeField()))
+    no_comment = Cast(Value(None), BigIntegerField())
     lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at",
-                                                                            *no_comment)
+                                                                            no_comment)
                for field, source in TEXT_SOURCES.items() if field in fields]
     if "comments" in fields:
         lookups.append(_comment_hits(query).filter(ticket__in=tickets)
-                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
+                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk"))
     lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
         lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
-                                                                            *no_comment))
+                                                                            no_comment))
     if connection.features.supports_slicing_ordering_in_compound:
         rows = list(lookups[0].union(*lookups[1:], all=True))
     else:  # SQLite: no LIMIT inside a UNION, one query per field
         rows = [row for lookup in lookups for row in lookup]
-    found, counts, by_source, comment_hits = {}, defaultdict(int), defaultdict(set), defaultdict(list)
-    for pk, source, updated, comment_id, commented in rows:
-        counts[source] += 1
+    found, by_source, comment_ids = {}, defaultdict(list), defaultdict(list)
+    for pk, source, updated, comment_id in rows:
         if pk not in found or RANK[source] < found[pk][0]:
             found[pk] = (RANK[source], updated)
-        by_source[source].add(pk)
+        by_source[source].append(pk)
         if comment_id is not None:
-            comment_hits[pk].append((commented, comment_id))
-    in_full = {source for source in (*TEXT_SOURCES.values(), BY_COMMENT) if counts[source] <= TOTAL_CAP}
-    return Probe(found=found, complete=all(count <= TOTAL_CAP for count in counts.values()),
-                 text_hits={field: by_source[source] for field, source in TEXT_SOURCES.items() if source in in_full},
-                 comment_hits=comment_hits if BY_COMMENT in in_full else None)
+            comment_ids[pk].append(comment_id)
+    in_full = {source for source in (*TEXT_SOURCES.values(), BY_COMMENT) if len(by_source[source]) <= TOTAL_CAP}
+    return Probe(found=found, complete=all(len(pks) <= TOTAL_CAP for pks in by_source.values()),
+                 text_hits={field: set(by_source[source]) for field, source in TEXT_SOURCES.items()
+                            if source in in_full},
+                 comment_ids=comment_ids if BY_COMMENT in in_full else None)
 
 
 def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:
@@ -228,18 +227,17 @@ def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
 
 def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[Comment]]:
     """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
-    if probe.comment_hits is not None:
+    if probe.comment_ids is not None:
         # The probe read every hit: the page's are fetched by id, without searching the comments again.
-        ids = [comment_id for pk in ticket_ids
-               for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET]]
-        comments = Comment.objects.filter(pk__in=ids)
+        hits = Comment.objects.filter(pk__in=[comment_id for pk in ticket_ids for comment_id in
+                                              probe.comment_ids.get(pk, ())])
     else:
-        # The latest few hits per ticket, in one query whatever the number of tickets and comments.
-        latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        comments = (_comment_hits(query).filter(ticket__in=ticket_ids).annotate(position=latest)
-                    .filter(position__lte=COMMENT_HITS_PER_TICKET))
+        hits = _comment_hits(query).filter(ticket__in=ticket_ids)
+    # The latest few hits per ticket, in one query whatever the number of tickets and comments.
+    latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
     by_ticket = defaultdict(list)
-    for comment in (comments.select_related("author").only("ticket_id", "message", "author__username", "author__name")
+    for comment in (hits.annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
+                    .select_related("author").only("ticket_id", "message", "author__username", "author__name")
                     .order_by("-created_at", "-id")):
         by_ticket[comment.ticket_id].append(comment)
     return by_ticket
