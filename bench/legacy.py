@@ -1,5 +1,6 @@
 """The board and search as they were before issue 14: the baselines `make bench` measures in the
-same run, and the board's shape reference of tests/tickets/test_output_shapes.py."""
+same run, and the shape references of tests/tickets/test_output_shapes.py (board) and
+tests/tickets/test_search.py (search)."""
 
 from collections import defaultdict
 from dataclasses import dataclass
