@@ -102,6 +102,7 @@ def legacy_api():
 
     with (mock.patch("tickets.views.board_payload", legacy.board_payload),
           mock.patch("tickets.views.search_tickets", legacy.search_tickets),
+          mock.patch("tickets.views.search_shapes", legacy.search_shapes),
           mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):
         yield
 

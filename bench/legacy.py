@@ -1,17 +1,23 @@
 """The board, ticket detail and search as they were before issue 14: the baselines `make bench` measures
-in the same run, and the shape references of tests/tickets/test_output_shapes.py."""
+in the same run, and the shape references of tests/tickets/test_output_shapes.py (board, detail) and
+tests/tickets/test_search.py (search)."""
+
+from collections import defaultdict
+from dataclasses import dataclass
 
 from django.db.models import (
     BooleanField,
     Case,
     Count,
     ExpressionWrapper,
+    F,
     Prefetch,
     Q,
     When,
     Window,
     prefetch_related_objects,
 )
+from django.db.models.functions import RowNumber
 from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
@@ -20,15 +26,15 @@ from projects.serializers import MemberOutput, TagOutput
 from tickets import selectors
 from tickets.models import Attachment, ChecklistItem, Comment, Ticket
 from tickets.search import (
+    COMMENT_HITS_PER_TICKET,
     SEARCH_LIMIT,
     TEXT_FIELDS,
-    SearchResult,
-    _add_matches,
     _comment_hits,
+    excerpt,
     referenced_number,
     searched_tickets,
 )
-from tickets.serializers import BoardTicketOutput, TicketDetailOutput
+from tickets.serializers import BoardTicketOutput, SearchResultOutput, TicketDetailOutput
 
 
 def board_tickets(tickets):
@@ -93,6 +99,13 @@ def ranked_ids(*, project, query, fields, statuses=(), include_archived=False):
             .order_by("rank", "-updated_at", "-id").values_list("pk", "total")[:SEARCH_LIMIT])
 
 
+@dataclass
+class SearchResult:
+    tickets: list[Ticket]
+    total: int
+    total_capped: bool
+
+
 def search_tickets(*, project, query, fields, statuses=(), include_archived=False) -> SearchResult:
     ranked = list(ranked_ids(project=project, query=query, fields=fields, statuses=statuses,
                              include_archived=include_archived))
@@ -105,6 +118,28 @@ def search_tickets(*, project, query, fields, statuses=(), include_archived=Fals
     page = [by_id[pk] for pk, _ in ranked]
     _add_matches(page, query, fields)
     return SearchResult(tickets=page, total=ranked[0][1] if ranked else 0, total_capped=False)
+
+
+def _add_matches(tickets, query, fields) -> None:
+    comments = defaultdict(list)
+    if "comments" in fields and tickets:
+        latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
+        for comment in (_comment_hits(query).filter(ticket__in=tickets).select_related("author")
+                        .annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
+                        .order_by("-created_at", "-id")):
+            comments[comment.ticket_id].append(comment)
+    for ticket in tickets:
+        ticket.matches = [
+            *({"field": field, "text": excerpt(getattr(ticket, field), query)}
+              for field in TEXT_FIELDS if field in fields and getattr(ticket, f"{field}_hit")),
+            *({"field": "comment", "text": excerpt(comment.message, query), "author": comment.author}
+              for comment in comments[ticket.pk]),
+        ]
+
+
+def search_shapes(result: SearchResult) -> list[dict]:
+    """The page as DRF rendered it from the tickets through SearchResultOutput's declared fields."""
+    return SearchResultOutput(result.tickets, many=True).data
 
 
 class LegacyRenderer(JSONRenderer):

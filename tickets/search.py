@@ -8,9 +8,12 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import (
+    BigIntegerField,
     BooleanField,
     Case,
     Exists,
@@ -23,12 +26,13 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Cast, RowNumber
 
+from accounts.models import User
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
-from .selectors import count_of, ordered_tags
+from .selectors import count_of
 
 SEARCH_FIELDS = ["title", "description", "comments"]
 TEXT_FIELDS = ["title", "description"]
@@ -41,9 +45,24 @@ EXCERPT_RADIUS = 60
 REFERENCE = re.compile(r"(?:(?P<prefix>[A-Za-z0-9]+)-)?(?P<number>[0-9]{1,9})")
 
 
+# The columns of a ticket of the page, as SearchResultOutput shows them (serializers.search_shapes).
+PAGE_COLUMNS = ("id", "number", "title", "status__slug", "type", "archived_at", "comment_count")
+
+
+class Match(NamedTuple):
+    field: str
+    text: str
+    author: User | None = None
+
+
 @dataclass
 class SearchResult:
-    tickets: list[Ticket]
+    # PAGE_COLUMNS of each ticket of the page, in order.
+    rows: list[dict]
+    prefix: str
+    # (id, name, color) of each ticket's tags, in the project's tag order.
+    tags: dict[int, list[tuple[int, str, str]]]
+    matches: dict[int, list[Match]]
     total: int
     # True when more tickets match than were counted: `total` is then a lower bound.
     total_capped: bool
@@ -51,7 +70,7 @@ class SearchResult:
 
 def search_tickets(*, project: Project, query: str, fields: set[str], statuses: Sequence[Status] = (),
                    include_archived: bool = False) -> SearchResult:
-    """The first SEARCH_LIMIT matching tickets, each with its `matches`, and how many match.
+    """The first SEARCH_LIMIT matching tickets, each with its matches, and how many match.
 
     Order: the ticket `query` refers to by number, then title hits, then the others; the most recently
     updated first within each group.
@@ -62,21 +81,18 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     """
     tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
     number = referenced_number(project=project, query=query)
-    found, complete = _probe(tickets, query, fields, number)
-    total = len(found)
-    if complete:
-        newest_first = sorted(found, key=lambda pk: (found[pk][1], pk), reverse=True)
-        ranked = sorted(newest_first, key=lambda pk: found[pk][0])[:SEARCH_LIMIT]
+    probe = _probe(tickets, query, fields, number)
+    if probe.complete:
+        newest_first = sorted(probe.found, key=lambda pk: (probe.found[pk][1], pk), reverse=True)
+        ranked = sorted(newest_first, key=lambda pk: probe.found[pk][0])[:SEARCH_LIMIT]
     else:
         ranked = _first_page(tickets, query, fields, number)
-    hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
-            for field in TEXT_FIELDS if field in fields}
-    rows = (Ticket.objects.filter(pk__in=ranked).select_related("project", "status")
-            .prefetch_related(ordered_tags()).annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits))
-    by_id = {ticket.pk: ticket for ticket in rows}
-    page = [by_id[pk] for pk in ranked]
-    _add_matches(page, query, fields)
-    return SearchResult(tickets=page, total=total, total_capped=not complete)
+    rows = _page_rows(ranked, query, fields, probe)
+    comments = _latest_comment_hits(ranked, query, probe) if "comments" in fields else {}
+    return SearchResult(rows=rows, prefix=project.prefix, tags=_tags(ranked),
+                        matches={row["id"]: _matches(row, comments.get(row["id"], []), query, fields)
+                                 for row in rows},
+                        total=len(probe.found), total_capped=not probe.complete)
 
 
 def searched_tickets(*, project: Project, statuses: Sequence[Status] = (),
@@ -99,33 +115,57 @@ def referenced_number(*, project: Project, query: str) -> int | None:
 # Where a probe row comes from, and the rank of a ticket found there (lower first).
 BY_NUMBER, BY_TITLE, BY_DESCRIPTION, BY_COMMENT = range(4)
 RANK = {BY_NUMBER: 0, BY_TITLE: 1, BY_DESCRIPTION: 2, BY_COMMENT: 2}
+TEXT_SOURCES = {"title": BY_TITLE, "description": BY_DESCRIPTION}
 
 
-def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> tuple[dict, bool]:
-    """{ticket id: (rank, updated_at)} of the matches, and whether that is all of them.
+@dataclass
+class Probe:
+    # {ticket id: (rank, updated_at)} of the matches counted.
+    found: dict[int, tuple[int, datetime]]
+    # Whether `found` holds every match.
+    complete: bool
+    # {text field: ids of the tickets it matched}, for the fields whose matches were all read.
+    text_hits: dict[str, set[int]]
+    # {ticket id: ids of its comments that match}, when every comment hit was read (else None).
+    comment_ids: dict[int, list[int]] | None
+
+
+def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> Probe:
+    """The matches, read in one query where the database can.
 
     A UNION ALL of one lookup per field, each served by its own trigram index and each cut at
     TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
     with OR across the fields would make PostgreSQL read every ticket of the project instead).
+    Whatever lookup was read in full also says which tickets of the page it matched: comment rows
+    carry the comment's id, so the page needs no second search of its texts.
     """
-    lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at")
-               for field, source in (("title", BY_TITLE), ("description", BY_DESCRIPTION)) if field in fields]
+    no_comment = Cast(Value(None), BigIntegerField())
+    lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at",
+                                                                            no_comment)
+               for field, source in TEXT_SOURCES.items() if field in fields]
     if "comments" in fields:
         lookups.append(_comment_hits(query).filter(ticket__in=tickets)
-                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at"))
+                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk"))
     lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
-        lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at"))
+        lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
+                                                                            no_comment))
     if connection.features.supports_slicing_ordering_in_compound:
         rows = list(lookups[0].union(*lookups[1:], all=True))
     else:  # SQLite: no LIMIT inside a UNION, one query per field
         rows = [row for lookup in lookups for row in lookup]
-    found, per_source = {}, defaultdict(int)
-    for pk, source, updated in rows:
-        per_source[source] += 1
+    found, by_source, comment_ids = {}, defaultdict(list), defaultdict(list)
+    for pk, source, updated, comment_id in rows:
         if pk not in found or RANK[source] < found[pk][0]:
             found[pk] = (RANK[source], updated)
-    return found, all(count <= TOTAL_CAP for count in per_source.values())
+        by_source[source].append(pk)
+        if comment_id is not None:
+            comment_ids[pk].append(comment_id)
+    in_full = {source for source in (*TEXT_SOURCES.values(), BY_COMMENT) if len(by_source[source]) <= TOTAL_CAP}
+    return Probe(found=found, complete=all(len(pks) <= TOTAL_CAP for pks in by_source.values()),
+                 text_hits={field: set(by_source[source]) for field, source in TEXT_SOURCES.items()
+                            if source in in_full},
+                 comment_ids=comment_ids if BY_COMMENT in in_full else None)
 
 
 def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:
@@ -158,22 +198,56 @@ def _comment_hits(query: str) -> QuerySet[Comment]:
     return Comment.objects.filter(deleted_at__isnull=True, message__icontains=query)
 
 
-def _add_matches(tickets: list[Ticket], query: str, fields: set[str]) -> None:
-    comments = defaultdict(list)
-    if "comments" in fields and tickets:
-        # The latest few hits per ticket, in one query whatever the number of tickets and comments.
-        latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        for comment in (_comment_hits(query).filter(ticket__in=tickets).select_related("author")
-                        .annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
-                        .order_by("-created_at", "-id")):
-            comments[comment.ticket_id].append(comment)
-    for ticket in tickets:
-        ticket.matches = [
-            *({"field": field, "text": excerpt(getattr(ticket, field), query)}
-              for field in TEXT_FIELDS if field in fields and getattr(ticket, f"{field}_hit")),
-            *({"field": "comment", "text": excerpt(comment.message, query), "author": comment.author}
-              for comment in comments[ticket.pk]),
-        ]
+def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) -> list[dict]:
+    """PAGE_COLUMNS of the `ranked` tickets in that order, with the texts and whether each matched.
+
+    Whether a text matched is the probe's answer where it read that field in full; the database is
+    asked again only for a field with too many matches.
+    """
+    known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
+    hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
+            for field in TEXT_FIELDS if field in fields and field not in known}
+    rows = (Ticket.objects.filter(pk__in=ranked)
+            .annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits)
+            .values(*PAGE_COLUMNS, *(["description"] if "description" in fields else []), *hits))
+    by_id = {row["id"]: row for row in rows}
+    for row in by_id.values():
+        row.update((f"{field}_hit", row["id"] in ids) for field, ids in known.items())
+    return [by_id[pk] for pk in ranked]
+
+
+def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
+    tags = defaultdict(list)
+    for ticket_id, *tag in (Ticket.tags.through.objects.filter(ticket_id__in=ticket_ids)
+                            .order_by("tag__sort_order", "tag_id")
+                            .values_list("ticket_id", "tag_id", "tag__name", "tag__color")):
+        tags[ticket_id].append(tuple(tag))
+    return tags
+
+
+def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[Comment]]:
+    """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
+    if probe.comment_ids is not None:
+        # The probe read every hit: the page's are fetched by id, without searching the comments again.
+        hits = Comment.objects.filter(pk__in=[comment_id for pk in ticket_ids for comment_id in
+                                              probe.comment_ids.get(pk, ())])
+    else:
+        hits = _comment_hits(query).filter(ticket__in=ticket_ids)
+    # The latest few hits per ticket, in one query whatever the number of tickets and comments.
+    latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
+    by_ticket = defaultdict(list)
+    for comment in (hits.annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
+                    .select_related("author").only("ticket_id", "message", "author__username", "author__name")
+                    .order_by("-created_at", "-id")):
+        by_ticket[comment.ticket_id].append(comment)
+    return by_ticket
+
+
+def _matches(row: dict, comments: list[Comment], query: str, fields: set[str]) -> list[Match]:
+    return [
+        *(Match(field, excerpt(row[field], query)) for field in TEXT_FIELDS if field in fields and row[f"{field}_hit"]),
+        *(Match("comment", excerpt(comment.message, query), comment.author) for comment in comments),
+    ]
 
 
 def excerpt(text: str, query: str, radius: int = EXCERPT_RADIUS) -> str:

@@ -7,7 +7,7 @@ from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
-from .search import SEARCH_FIELDS
+from .search import SEARCH_FIELDS, Match, SearchResult
 from .selectors import TicketParts, TicketRows
 
 # ---- input ------------------------------------------------------------------------------
@@ -348,9 +348,12 @@ class SearchMatchOutput(serializers.Serializer):
 
 
 class SearchResultOutput(TicketListOutput):
-    """A ticket found by search, with the hits that show why."""
+    """A ticket found by search, with the hits that show why.
 
-    # At most a hundred results: DRF renders every declared field.
+    `search_shapes` builds these as plain dicts; the declared fields document the shape and, rendered
+    by DRF from tickets, are the reference tests/tickets/test_search.py holds `search_shapes` to.
+    """
+
     to_representation = serializers.ModelSerializer.to_representation
 
     archived = serializers.SerializerMethodField()
@@ -363,6 +366,24 @@ class SearchResultOutput(TicketListOutput):
 
     def get_archived(self, ticket) -> bool:
         return ticket.archived_at is not None
+
+
+def search_shapes(result: SearchResult) -> list[dict]:
+    """Each ticket of the page in the shape SearchResultOutput declares."""
+    return [{
+        "id": row["id"], "project_ticket_number": row["number"], "prefix_ref": f"{result.prefix}-{row['number']}",
+        "title": row["title"], "status": row["status__slug"], "type": row["type"],
+        "archived": row["archived_at"] is not None, "comment_count": row["comment_count"],
+        "tags": [{"id": pk, "name": name, "color": color} for pk, name, color in result.tags.get(row["id"], ())],
+        "matches": [_match_shape(match) for match in result.matches[row["id"]]],
+    } for row in result.rows]
+
+
+def _match_shape(match: Match) -> dict:
+    if match.author is None:
+        return {"field": match.field, "text": match.text}
+    return {"field": match.field, "text": match.text,
+            "author": {"id": match.author.id, "name": match.author.display_name}}
 
 
 class ArchivedTicketOutput(serializers.ModelSerializer):

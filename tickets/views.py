@@ -43,6 +43,7 @@ from .serializers import (
     UnarchivedTicketOutput,
     UpdateTicketInput,
     UserIdInput,
+    search_shapes,
     ticket_detail_shape,
     ticket_shapes,
 )
@@ -361,7 +362,7 @@ class TicketSearchViewSet(ProjectScopedViewSet):
         params = validated(TicketSearchInput, request.query_params, project=self.project)
         result = search_tickets(project=self.project, query=params["q"], fields=params["in[]"],
                                 statuses=params["status[]"], include_archived=params["archived"] == 1)
-        return Response({"tickets": SearchResultOutput(result.tickets, many=True).data, "total": result.total,
+        return Response({"tickets": search_shapes(result), "total": result.total,
                          "limit": SEARCH_LIMIT, "total_capped": result.total_capped})
 
 

@@ -6,7 +6,9 @@ from urllib.parse import urlencode
 import pytest
 from django.db import connection
 from django.utils import timezone
+from rest_framework.renderers import JSONRenderer
 
+from bench import legacy
 from projects.roles import Role
 from tests.factories import ProjectFactory, TagFactory, TicketFactory, UserFactory
 from tickets.models import Comment, Ticket
@@ -51,6 +53,34 @@ def test_exact_shape(client_for, project, viewer):
             {"field": "comment", "text": "Cannot login since Monday", "author": {"id": author.id, "name": "Ann"}},
         ],
     }], "total": 1, "limit": 100, "total_capped": False}
+
+
+@pytest.mark.parametrize(("query", "fields"), [
+    ("needle", ["title", "description", "comments"]), ("APL-1", ["title", "description", "comments"]),
+    ("NEEDLE", ["comments"]), ("needle", ["description"]),
+])
+def test_byte_for_byte_what_the_declared_fields_render(client_for, project, viewer, query, fields):
+    """The page is built from plain rows (search_shapes); SearchResultOutput rendered it from tickets, as
+    search did before (bench/legacy.py keeps that search)."""
+    late, early = TagFactory(project=project, sort_order=9, name="late"), TagFactory(project=project, sort_order=1)
+    same_order = TagFactory(project=project, sort_order=1, name="same order, higher id")
+    nameless = UserFactory(name="")
+    first = TicketFactory(project=project, title='Émoji 🚀 needle "quotes" \\ </script>', description="no",
+                          tags=[late, same_order, early])
+    shelved = TicketFactory(project=project, description="line\n\n  needle " + "x" * 100, tags=[early],
+                            archived_at=timezone.now())
+    TicketFactory(project=project, status=status_of(project, "done"), title="Needle twice", description="needle")
+    for n in range(5):
+        Comment.objects.create(ticket=shelved if n % 2 else first, author=nameless if n % 3 else viewer,
+                               message=f"a needle {n}")
+    Comment.objects.create(ticket=first, author=viewer, message="needle deleted", deleted_at=timezone.now())
+    updated(first, minutes_ago=5)
+
+    response = search(client_for(viewer), project, q=query, archived=1, **{"in[]": fields})
+    before = legacy.search_tickets(project=project, query=query, fields=set(fields), include_archived=True)
+    assert response.status_code == 200
+    assert response.content == JSONRenderer().render({
+        "tickets": legacy.search_shapes(before), "total": before.total, "limit": 100, "total_capped": False})
 
 
 class TestMatching:
@@ -197,6 +227,23 @@ class TestCappedTotal:
         if exact["total"] > 2:
             assert capped["total_capped"] is True
             assert 2 < capped["total"] <= exact["total"]
+
+
+    @pytest.mark.parametrize("beyond", ["title", "comments"])
+    def test_one_field_beyond_the_cap_beside_others_read_in_full(self, client_for, project, viewer, many,
+                                                                monkeypatch, beyond):
+        import tickets.search
+
+        for n in range(3):
+            ticket = TicketFactory(project=project, title=f"Gadget {n} more" if beyond == "title" else "More")
+            if beyond == "comments":
+                Comment.objects.create(ticket=ticket, author=viewer, message="gadget again")
+        api = client_for(viewer)
+        exact = search(api, project, q="gadget").json()
+        monkeypatch.setattr(tickets.search, "TOTAL_CAP", 5)
+        capped = search(api, project, q="gadget").json()
+        assert (capped["total_capped"], exact["total_capped"]) == (True, False)
+        assert capped["tickets"] == exact["tickets"]
 
 
 class TestMatches:
