@@ -3,13 +3,18 @@ from django.db import models
 from django.utils import timezone
 
 
+def display_name(name: str, username: str) -> str:
+    """What the interface shows for a user: the name, or the username when there is none."""
+    return name or username
+
+
 class User(AbstractUser):
     name = models.CharField(max_length=150, blank=True)
     avatar_url = models.URLField(max_length=500, blank=True)
 
     @property
     def display_name(self) -> str:
-        return self.name or self.username
+        return display_name(self.name, self.username)
 
     @property
     def avatar(self) -> str | None:

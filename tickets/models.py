@@ -87,7 +87,10 @@ class Comment(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["ticket", "created_at"], name="comment_ticket_idx")]
+        # The shown comments of a ticket, in their order; its id included, a count of them (cards, search
+        # results) reads this index alone.
+        indexes = [models.Index(fields=["ticket", "created_at", "id"], condition=Q(deleted_at__isnull=True),
+                                name="comment_live_idx")]
 
     def __str__(self) -> str:
         return f"comment {self.pk} on ticket {self.ticket_id}"

@@ -28,7 +28,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, RowNumber
 
-from accounts.models import User
+from accounts.models import display_name
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
@@ -49,10 +49,15 @@ REFERENCE = re.compile(r"(?:(?P<prefix>[A-Za-z0-9]+)-)?(?P<number>[0-9]{1,9})")
 PAGE_COLUMNS = ("id", "number", "title", "status__slug", "type", "archived_at", "comment_count")
 
 
+class UserRef(NamedTuple):
+    id: int
+    name: str
+
+
 class Match(NamedTuple):
     field: str
     text: str
-    author: User | None = None
+    author: UserRef | None = None
 
 
 @dataclass
@@ -225,7 +230,7 @@ def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
     return tags
 
 
-def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[Comment]]:
+def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[tuple[str, UserRef]]]:
     """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
     if probe.comment_ids is not None:
         # The probe read every hit: the page's are fetched by id, without searching the comments again.
@@ -236,17 +241,17 @@ def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dic
     # The latest few hits per ticket, in one query whatever the number of tickets and comments.
     latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
     by_ticket = defaultdict(list)
-    for comment in (hits.annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
-                    .select_related("author").only("ticket_id", "message", "author__username", "author__name")
-                    .order_by("-created_at", "-id")):
-        by_ticket[comment.ticket_id].append(comment)
+    for ticket_id, message, author_id, name, username in (
+            hits.annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
+            .values_list("ticket_id", "message", "author_id", "author__name", "author__username")):
+        by_ticket[ticket_id].append((message, UserRef(author_id, display_name(name, username))))
     return by_ticket
 
 
-def _matches(row: dict, comments: list[Comment], query: str, fields: set[str]) -> list[Match]:
+def _matches(row: dict, comments: list[tuple[str, UserRef]], query: str, fields: set[str]) -> list[Match]:
     return [
         *(Match(field, excerpt(row[field], query)) for field in TEXT_FIELDS if field in fields and row[f"{field}_hit"]),
-        *(Match("comment", excerpt(comment.message, query), comment.author) for comment in comments),
+        *(Match("comment", excerpt(message, query), author) for message, author in comments),
     ]
 
 

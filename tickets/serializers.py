@@ -2,6 +2,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.models import display_name
 from config.api.fields import ObjectIdField, SlugRelatedField
 from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
@@ -264,10 +265,10 @@ def ticket_detail_shape(ticket: Ticket, parts: TicketParts) -> dict:
         "description": ticket.description, "story_points": ticket.story_points,
         "estimated_hours": float(ticket.estimated_hours) if ticket.estimated_hours is not None else None,
         "updated_at": timestamp(ticket.updated_at),
-        "comments": [{"id": pk, "message": message, "user_id": author_id, "user_name": name or username,
+        "comments": [{"id": pk, "message": message, "user_id": author_id, "user_name": display_name(name, username),
                       "created_at": created} for pk, message, author_id, name, username, created in parts.comments],
         "checklist": [{"id": pk, "text": text, "done": int(done)} for pk, text, done in parts.checklist],
-        "assignees": [{"id": pk, "name": name or username} for pk, name, username in parts.assignees],
+        "assignees": [{"id": pk, "name": display_name(name, username)} for pk, name, username in parts.assignees],
         "creator": {"id": ticket.created_by_id, "name": ticket.created_by.display_name},
         "blockers": [{"id": pk, "title": title, "status": status, "project_ticket_number": number}
                      for pk, title, status, number in parts.blockers],
@@ -382,8 +383,7 @@ def search_shapes(result: SearchResult) -> list[dict]:
 def _match_shape(match: Match) -> dict:
     if match.author is None:
         return {"field": match.field, "text": match.text}
-    return {"field": match.field, "text": match.text,
-            "author": {"id": match.author.id, "name": match.author.display_name}}
+    return {"field": match.field, "text": match.text, "author": match.author._asdict()}
 
 
 class ArchivedTicketOutput(serializers.ModelSerializer):
