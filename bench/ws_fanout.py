@@ -90,6 +90,16 @@ class Fanout:
             self.all_arrived.set()
 
 
+def move_ticket(server_url: str, token: str, path: str, status: str) -> None:
+    """One move on a connection of its own: the server closes keep-alive connections idle for 2 s."""
+    client = ApiClient(server_url, token)
+    try:
+        code, _ = client.request("POST", path, {"status": status})
+        assert code == 200, code
+    finally:
+        client.close()
+
+
 async def view(url: str, token: str, fanout: Fanout, ready: asyncio.Semaphore, connected: list) -> None:
     async with ready:
         socket = await connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=30,
@@ -116,14 +126,11 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     rss_after = workers_rss_kib(server.pid)
 
     latencies, last_viewer, lost = [], [], 0
-    mover = ApiClient(server.url, token)
     for move in range(MOVES):
         fanout.start_move()
         status = "done" if move % 2 == 0 else "backlog"
         sent = time.perf_counter()
-        code, _ = await asyncio.to_thread(mover.request, "POST", f"/api/v1/projects/{project_id}/tickets/1/move",
-                                          {"status": status})
-        assert code == 200, code
+        await asyncio.to_thread(move_ticket, server.url, token, f"/api/v1/projects/{project_id}/tickets/1/move", status)
         try:
             await asyncio.wait_for(fanout.all_arrived.wait(), MOVE_TIMEOUT)
         except TimeoutError:
@@ -132,7 +139,6 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
         latencies += delays
         last_viewer.append(max(delays))
 
-    mover.close()
     for socket in connected:
         await socket.close()
     for viewer in viewers:
