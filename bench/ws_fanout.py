@@ -61,11 +61,22 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def workers(master: int) -> list[int]:
+    """gunicorn's worker processes: the master's children."""
+    return [int(child) for task in Path(f"/proc/{master}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
 def workers_rss_kib(master: int) -> int:
-    """The resident memory of gunicorn's workers, the master's children, summed."""
-    workers = [int(child) for task in Path(f"/proc/{master}/task").iterdir()
-               for child in (task / "children").read_text().split()]
-    return sum(rss_kib(worker) for worker in workers)
+    return sum(rss_kib(worker) for worker in workers(master))
+
+
+def workers_cpu_seconds(master: int) -> float:
+    """The CPU time (user and system) the workers have used so far: unlike latency, barely moved by other
+    work on the machine."""
+    ticks = sum(int(field) for worker in workers(master)
+                for field in Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -126,6 +137,7 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     rss_after = workers_rss_kib(server.pid)
 
     latencies, last_viewer, lost = [], [], 0
+    cpu_before = workers_cpu_seconds(server.pid)
     for move in range(MOVES):
         fanout.start_move()
         status = "done" if move % 2 == 0 else "backlog"
@@ -138,6 +150,7 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
         delays = [(arrival - sent) * 1000 for arrival in fanout.arrivals]
         latencies += delays
         last_viewer.append(max(delays))
+    cpu_per_move = (workers_cpu_seconds(server.pid) - cpu_before) / MOVES
 
     for socket in connected:
         await socket.close()
@@ -152,6 +165,7 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
         "last_viewer_ms_p99": round(percentile(last_viewer, .99), 1),
         "workers_rss_mib_before": round(rss_before / 1024, 1), "workers_rss_mib_after": round(rss_after / 1024, 1),
         "server_kib_per_connection": round((rss_after - rss_before) / VIEWERS, 1),
+        "workers_cpu_ms_per_move": round(cpu_per_move * 1000, 1),
     }
 
 
