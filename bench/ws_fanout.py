@@ -51,6 +51,7 @@ VIEWERS = int(os.environ.get("VIEWERS", 500))
 MOVES = int(os.environ.get("MOVES", 50))
 MOVE_TIMEOUT = 10.0
 CONNECT_CONCURRENCY = 50
+WARM_UP_MAX = 200
 TOTAL_TIMEOUT = 300.0
 
 
@@ -69,6 +70,10 @@ def workers(master: int) -> list[int]:
 
 def workers_rss_kib(master: int) -> int:
     return sum(rss_kib(worker) for worker in workers(master))
+
+
+def sockets_open(pid: int) -> int:
+    return sum(1 for fd in Path(f"/proc/{pid}/fd").iterdir() if os.readlink(fd).startswith("socket:"))
 
 
 def workers_cpu_seconds(master: int) -> float:
@@ -123,21 +128,37 @@ async def view(url: str, token: str, fanout: Fanout, ready: asyncio.Semaphore, c
         fanout.dropped += 1
 
 
+async def warm_up(url: str, token: str, master: int) -> dict[int, int]:
+    """Hold websockets open until every worker has one, so that each has run the websocket path before
+    the memory baseline (the kernel may hand many connections in a row to one worker); answers each
+    worker's sockets once they are closed again."""
+    idle = {pid: sockets_open(pid) for pid in workers(master)}
+    async with contextlib.AsyncExitStack() as held:
+        for _ in range(WARM_UP_MAX):
+            await held.enter_async_context(connect(url, additional_headers={"Authorization": f"Bearer {token}"}))
+            await asyncio.sleep(0.01)
+            if all(sockets_open(pid) > sockets for pid, sockets in idle.items()):
+                break
+        else:
+            raise RuntimeError(f"{WARM_UP_MAX} websockets did not reach every worker")
+    await asyncio.sleep(0.5)
+    return {pid: sockets_open(pid) for pid in idle}
+
+
 async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     url = f"{server.ws_url}/ws/v1/projects/{project_id}/board/"
     fanout, ready, connected = Fanout(), asyncio.Semaphore(CONNECT_CONCURRENCY), []
-    for _ in range(CONNECT_CONCURRENCY):  # warm up the websocket path of every worker before the memory baseline
-        async with connect(url, additional_headers={"Authorization": f"Bearer {token}"}):
-            pass
+    idle_sockets = await warm_up(url, token, server.pid)
     rss_before = workers_rss_kib(server.pid)
     viewers = [asyncio.create_task(view(url, token, fanout, ready, connected)) for _ in range(VIEWERS)]
     while len(connected) < VIEWERS:
         await asyncio.sleep(0.05)
     await asyncio.sleep(1)  # let the server settle
     rss_after = workers_rss_kib(server.pid)
+    sockets_added_per_worker = [sockets_open(pid) - sockets for pid, sockets in idle_sockets.items()]
 
     latencies, last_viewer, lost = [], [], 0
-    cpu_before = workers_cpu_seconds(server.pid)
+    cpu_before, client_cpu_before = workers_cpu_seconds(server.pid), time.process_time()
     for move in range(MOVES):
         fanout.start_move()
         status = "done" if move % 2 == 0 else "backlog"
@@ -151,6 +172,7 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
         latencies += delays
         last_viewer.append(max(delays))
     cpu_per_move = (workers_cpu_seconds(server.pid) - cpu_before) / MOVES
+    client_cpu_per_move = (time.process_time() - client_cpu_before) / MOVES
 
     for socket in connected:
         await socket.close()
@@ -159,13 +181,16 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     await asyncio.gather(*viewers, return_exceptions=True)
     return {
         "layer": "redis" if os.environ.get("REDIS_URL") else "in-memory",
-        "viewers": VIEWERS, "moves": MOVES, "frames_lost": lost, "viewers_dropped": fanout.dropped,
+        # The viewers' sockets, plus any database or Redis connection a worker opened meanwhile.
+        "viewers": VIEWERS, "sockets_added_per_worker": sockets_added_per_worker,
+        "moves": MOVES, "frames_lost": lost, "viewers_dropped": fanout.dropped,
         "latency_ms_p50": round(percentile(latencies, .5), 1), "latency_ms_p99": round(percentile(latencies, .99), 1),
         "last_viewer_ms_p50": round(percentile(last_viewer, .5), 1),
         "last_viewer_ms_p99": round(percentile(last_viewer, .99), 1),
         "workers_rss_mib_before": round(rss_before / 1024, 1), "workers_rss_mib_after": round(rss_after / 1024, 1),
         "server_kib_per_connection": round((rss_after - rss_before) / VIEWERS, 1),
         "workers_cpu_ms_per_move": round(cpu_per_move * 1000, 1),
+        "viewers_cpu_ms_per_move": round(client_cpu_per_move * 1000, 1),
     }
 
 
