@@ -73,7 +73,11 @@ def workers_rss_kib(master: int) -> int:
 
 
 def sockets_open(pid: int) -> int:
-    return sum(1 for fd in Path(f"/proc/{pid}/fd").iterdir() if os.readlink(fd).startswith("socket:"))
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # closed since the listing
+            count += os.readlink(fd).startswith("socket:")
+    return count
 
 
 def workers_cpu_seconds(master: int) -> float:
