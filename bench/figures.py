@@ -353,4 +353,4 @@ def fanout() -> dict:
             "goal": "0 lost, p99 < 150 ms, < 64 KiB per connection", "baseline": "0 lost, p99 ~120 ms (issue 14)",
             "details": f"p50 {result['latency_ms_p50']:.0f} ms, last viewer p99 {result['last_viewer_ms_p99']:.0f} ms,"
                        f" {moves} moves; gunicorn + {processes} uvicorn workers on one port (the Procfile's server),"
-                       f" {database}; memory summed over the workers"}
+                       f" {database}; memory summed over the workers; the viewers read in one client process"}
