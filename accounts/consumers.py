@@ -20,6 +20,7 @@ import json
 import logging
 import time
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -64,6 +65,15 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
     False once it is closing, for handlers that relay frames."""
 
     allowed = False
+
+    async def dispatch(self, message):
+        # channels closes stale database connections before every handler, a hop to the one database
+        # thread: a frame to 500 viewers queued 500 hops there, ahead of the requests' own queries. These
+        # handlers reach the database only through database_sync_to_async, which closes them itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def websocket_connect(self, message):
         self.user, self.token = self.scope["user"], self.scope["api_token"]

@@ -340,14 +340,19 @@ def _fill_small_search(search_bench) -> None:
 # ---- websockets -------------------------------------------------------------------------------
 
 def fanout() -> dict:
-    viewers, moves = (20, 5) if SMALL else (500, 20)
-    env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL}
-    process = subprocess.run([sys.executable, "bench/ws_fanout.py"], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=400, check=True)
+    """The production server (the Procfile's gunicorn with uvicorn workers) on PostgreSQL and Redis, 2 worker
+    processes; small: one worker on SQLite with the in-memory layer."""
+    viewers, moves, processes = (20, 5, 1) if SMALL else (500, 20, 2)
+    env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL,
+           "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fanout"}
+    process = subprocess.run([sys.executable, "bench/ws_fanout.py", "--processes", str(processes)], cwd=ROOT,
+                             env=env, capture_output=True, text=True, timeout=400, check=True)
     result = json.loads(process.stdout[process.stdout.index("{"):])
-    return {"figure": f"{viewers} websocket viewers, {result['layer']} layer", "value":
+    database = "SQLite" if SMALL else "PostgreSQL"
+    return {"figure": f"{viewers} websocket viewers, {result['layer']} layer, {processes} processes", "value":
             f"{result['frames_lost']} lost, p99 {result['latency_ms_p99']:.0f} ms, "
             f"{result['server_kib_per_connection']:.0f} KiB per connection",
             "goal": "0 lost, p99 < 150 ms, < 64 KiB per connection", "baseline": "0 lost, p99 ~120 ms (issue 14)",
             "details": f"p50 {result['latency_ms_p50']:.0f} ms, last viewer p99 {result['last_viewer_ms_p99']:.0f} ms,"
-                       f" {moves} moves, one daphne process"}
+                       f" {moves} moves; gunicorn + {processes} uvicorn workers on one port (the Procfile's server),"
+                       f" {database}; memory summed over the workers; the viewers read in one client process"}

@@ -1,22 +1,27 @@
 """Board fan-out: VIEWERS websockets on one board, MOVES ticket moves through the REST API.
 
-    .venv/bin/python bench/ws_fanout.py                                      # in-memory channel layer
-    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/ws_fanout.py   # Redis channel layer
-    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/ws_fanout.py --processes 2 --burst 200
+    .venv/bin/python bench/ws_fanout.py --processes 1                        # SQLite, in-memory layer
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/tracker_bench_fanout REDIS_URL=redis://127.0.0.1:6379/5 \
+        .venv/bin/python bench/ws_fanout.py                                   # PostgreSQL, Redis, 2 processes
+    REDIS_URL=... DATABASE_URL=... .venv/bin/python bench/ws_fanout.py --burst 200
 
---burst N: instead of one move at a time, N moves are sent as fast as POSTERS concurrent clients
-can, with the viewers spread over --processes daphne processes (Redis needed for more than one).
+The server is the production one, started as the Procfile's `web:` line says (gunicorn with
+--processes uvicorn workers, default 2, sharing one port; Redis needed for more than one). The
+database is DATABASE_URL when it names a PostgreSQL database (its name must contain `bench`: it is
+dropped and created anew), else SQLite in a temporary file.
+
+--burst N: instead of one move at a time, N moves are sent as fast as POSTERS concurrent clients can.
 Each viewer then checks what it received against the event log's promise: every seq once, in order,
 or a `resync_required` frame covering what it missed. Reports frames delivered, resyncs announced,
 and silent holes (must be 0), duplicates and out-of-order frames (must be 0), and how long the burst
 took to send and to reach the last viewer.
 
-Starts one daphne process on 127.0.0.1 (SQLite in a temporary file), connects the viewers with a
-bearer token, then moves one ticket back and forth, one move at a time: each move waits until every
-viewer has its frame (or MOVE_TIMEOUT passes). Reports the delivery latency from sending the API
-request to a viewer receiving the frame (p50, p99 over every viewer of every move, and of the last
-viewer of each move), and the server's resident memory per open websocket. The viewers run in this
-one process, so the figures include its own time to read 500 sockets.
+Without --burst, connects the viewers with a bearer token, then moves one ticket back and forth, one
+move at a time: each move waits until every viewer has its frame (or MOVE_TIMEOUT passes). Reports
+the delivery latency from sending the API request to a viewer receiving the frame (p50, p99 over
+every viewer of every move, and of the last viewer of each move), and the resident memory of the
+server's worker processes (summed) per open websocket. The viewers run in this one process, so the
+figures include its own time to read 500 sockets.
 """
 
 import argparse
@@ -30,19 +35,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import psycopg
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.realtime.servers import ApiClient, DaphneServer  # noqa: E402
+from tests.realtime.servers import ApiClient  # noqa: E402
+from tests.security.procfile import ProcfileServer  # noqa: E402
 
 VIEWERS = int(os.environ.get("VIEWERS", 500))
 MOVES = int(os.environ.get("MOVES", 50))
 MOVE_TIMEOUT = 10.0
 CONNECT_CONCURRENCY = 50
+WARM_UP_MAX = 200
 TOTAL_TIMEOUT = 300.0
 
 
@@ -51,6 +60,32 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def workers(master: int) -> list[int]:
+    """gunicorn's worker processes: the master's children."""
+    return [int(child) for task in Path(f"/proc/{master}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+def workers_rss_kib(master: int) -> int:
+    return sum(rss_kib(worker) for worker in workers(master))
+
+
+def sockets_open(pid: int) -> int:
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # closed since the listing
+            count += os.readlink(fd).startswith("socket:")
+    return count
+
+
+def workers_cpu_seconds(master: int) -> float:
+    """The CPU time (user and system) the workers have used so far: unlike latency, barely moved by other
+    work on the machine."""
+    ticks = sum(int(field) for worker in workers(master)
+                for field in Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -75,6 +110,16 @@ class Fanout:
             self.all_arrived.set()
 
 
+def move_ticket(server_url: str, token: str, path: str, status: str) -> None:
+    """One move on a connection of its own: the server closes keep-alive connections idle for 2 s."""
+    client = ApiClient(server_url, token)
+    try:
+        code, _ = client.request("POST", path, {"status": status})
+        assert code == 200, code
+    finally:
+        client.close()
+
+
 async def view(url: str, token: str, fanout: Fanout, ready: asyncio.Semaphore, connected: list) -> None:
     async with ready:
         socket = await connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=30,
@@ -87,25 +132,42 @@ async def view(url: str, token: str, fanout: Fanout, ready: asyncio.Semaphore, c
         fanout.dropped += 1
 
 
-async def run(server: DaphneServer, token: str, project_id: int) -> dict:
+async def warm_up(url: str, token: str, master: int) -> dict[int, int]:
+    """Hold websockets open until every worker has one, so that each has run the websocket path before
+    the memory baseline (the kernel may hand many connections in a row to one worker); answers each
+    worker's sockets once they are closed again."""
+    idle = {pid: sockets_open(pid) for pid in workers(master)}
+    async with contextlib.AsyncExitStack() as held:
+        for _ in range(WARM_UP_MAX):
+            await held.enter_async_context(connect(url, additional_headers={"Authorization": f"Bearer {token}"}))
+            await asyncio.sleep(0.01)
+            if all(sockets_open(pid) > sockets for pid, sockets in idle.items()):
+                break
+        else:
+            raise RuntimeError(f"{WARM_UP_MAX} websockets did not reach every worker")
+    await asyncio.sleep(0.5)
+    return {pid: sockets_open(pid) for pid in idle}
+
+
+async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     url = f"{server.ws_url}/ws/v1/projects/{project_id}/board/"
     fanout, ready, connected = Fanout(), asyncio.Semaphore(CONNECT_CONCURRENCY), []
-    async with connect(url, additional_headers={"Authorization": f"Bearer {token}"}):
-        pass  # warm up the websocket path before the memory baseline
-    rss_before = rss_kib(server.pid)
+    idle_sockets = await warm_up(url, token, server.pid)
+    rss_before = workers_rss_kib(server.pid)
     viewers = [asyncio.create_task(view(url, token, fanout, ready, connected)) for _ in range(VIEWERS)]
     while len(connected) < VIEWERS:
         await asyncio.sleep(0.05)
     await asyncio.sleep(1)  # let the server settle
-    rss_after = rss_kib(server.pid)
+    rss_after = workers_rss_kib(server.pid)
+    sockets_added_per_worker = [sockets_open(pid) - sockets for pid, sockets in idle_sockets.items()]
 
     latencies, last_viewer, lost = [], [], 0
+    cpu_before, client_cpu_before = workers_cpu_seconds(server.pid), time.process_time()
     for move in range(MOVES):
         fanout.start_move()
         status = "done" if move % 2 == 0 else "backlog"
         sent = time.perf_counter()
-        await asyncio.to_thread(server.post, f"/api/v1/projects/{project_id}/tickets/1/move", {"status": status},
-                                token)
+        await asyncio.to_thread(move_ticket, server.url, token, f"/api/v1/projects/{project_id}/tickets/1/move", status)
         try:
             await asyncio.wait_for(fanout.all_arrived.wait(), MOVE_TIMEOUT)
         except TimeoutError:
@@ -113,6 +175,8 @@ async def run(server: DaphneServer, token: str, project_id: int) -> dict:
         delays = [(arrival - sent) * 1000 for arrival in fanout.arrivals]
         latencies += delays
         last_viewer.append(max(delays))
+    cpu_per_move = (workers_cpu_seconds(server.pid) - cpu_before) / MOVES
+    client_cpu_per_move = (time.process_time() - client_cpu_before) / MOVES
 
     for socket in connected:
         await socket.close()
@@ -121,12 +185,16 @@ async def run(server: DaphneServer, token: str, project_id: int) -> dict:
     await asyncio.gather(*viewers, return_exceptions=True)
     return {
         "layer": "redis" if os.environ.get("REDIS_URL") else "in-memory",
-        "viewers": VIEWERS, "moves": MOVES, "frames_lost": lost, "viewers_dropped": fanout.dropped,
+        # The viewers' sockets, plus any database or Redis connection a worker opened meanwhile.
+        "viewers": VIEWERS, "sockets_added_per_worker": sockets_added_per_worker,
+        "moves": MOVES, "frames_lost": lost, "viewers_dropped": fanout.dropped,
         "latency_ms_p50": round(percentile(latencies, .5), 1), "latency_ms_p99": round(percentile(latencies, .99), 1),
         "last_viewer_ms_p50": round(percentile(last_viewer, .5), 1),
         "last_viewer_ms_p99": round(percentile(last_viewer, .99), 1),
-        "server_rss_mib_before": round(rss_before / 1024, 1), "server_rss_mib_after": round(rss_after / 1024, 1),
+        "workers_rss_mib_before": round(rss_before / 1024, 1), "workers_rss_mib_after": round(rss_after / 1024, 1),
         "server_kib_per_connection": round((rss_after - rss_before) / VIEWERS, 1),
+        "workers_cpu_ms_per_move": round(cpu_per_move * 1000, 1),
+        "viewers_cpu_ms_per_move": round(client_cpu_per_move * 1000, 1),
     }
 
 
@@ -159,7 +227,7 @@ class Viewer:
                 "out_of_order": sum(1 for a, b in itertools.pairwise(self.seqs) if b <= a)}
 
 
-def latest_seq(server: DaphneServer, token: str, project_id: int) -> int:
+def latest_seq(server: ProcfileServer, token: str, project_id: int) -> int:
     """The project's last seq, read from its events feed."""
     client, after = ApiClient(server.url, token), 0
     try:
@@ -173,14 +241,14 @@ def latest_seq(server: DaphneServer, token: str, project_id: int) -> int:
         client.close()
 
 
-async def run_burst(servers: list[DaphneServer], token: str, project_id: int, burst: int) -> dict:
-    urls = [f"{server.ws_url}/ws/v1/projects/{project_id}/board/" for server in servers]
+async def run_burst(server: ProcfileServer, token: str, project_id: int, burst: int) -> dict:
+    url = f"{server.ws_url}/ws/v1/projects/{project_id}/board/"
     viewers, sockets, final_seq = [Viewer() for _ in range(VIEWERS)], [], []
     ready = asyncio.Semaphore(CONNECT_CONCURRENCY)
 
     async def watch(index: int) -> None:
         async with ready:
-            socket = await connect(urls[index % len(urls)], additional_headers={"Authorization": f"Bearer {token}"},
+            socket = await connect(url, additional_headers={"Authorization": f"Bearer {token}"},
                                    open_timeout=30, max_queue=None)
         sockets.append(socket)
         with contextlib.suppress(ConnectionClosed):
@@ -191,11 +259,11 @@ async def run_burst(servers: list[DaphneServer], token: str, project_id: int, bu
     while len(sockets) < VIEWERS:
         await asyncio.sleep(0.05)
     await asyncio.sleep(1)
-    first = latest_seq(servers[0], token, project_id) + 1
+    first = latest_seq(server, token, project_id) + 1
 
     def post_moves(poster: int) -> None:
         # Each poster moves a ticket of its own back and forth: every move changes a column, so sends a frame.
-        client = ApiClient(servers[poster % len(servers)].url, token)
+        client = ApiClient(server.url, token)
         try:
             for move in range(poster, burst, POSTERS):
                 status = "done" if (move // POSTERS) % 2 == 0 else "backlog"
@@ -208,7 +276,7 @@ async def run_burst(servers: list[DaphneServer], token: str, project_id: int, bu
     started = time.perf_counter()
     await asyncio.gather(*(asyncio.to_thread(post_moves, poster) for poster in range(POSTERS)))
     sent = time.perf_counter()
-    final_seq.append(latest_seq(servers[0], token, project_id))
+    final_seq.append(latest_seq(server, token, project_id))
     assert final_seq[0] == first + burst - 1, (first, final_seq)
     for viewer in viewers:
         if max(viewer.seqs + viewer.resyncs, default=0) >= final_seq[0]:
@@ -225,7 +293,7 @@ async def run_burst(servers: list[DaphneServer], token: str, project_id: int, bu
     verdicts = [viewer.verdict(first, final_seq[0]) for viewer in viewers]
     unfinished = [viewer for viewer in viewers if viewer.done_at is None]
     return {
-        "layer": "redis" if os.environ.get("REDIS_URL") else "in-memory", "processes": len(servers),
+        "layer": "redis" if os.environ.get("REDIS_URL") else "in-memory",
         "viewers": VIEWERS, "burst_moves": burst, "frames_expected": VIEWERS * (final_seq[0] - first + 1),
         "frames_delivered": sum(len(viewer.seqs) for viewer in viewers),
         "viewers_resynced": sum(1 for viewer in viewers if viewer.resyncs),
@@ -237,34 +305,50 @@ async def run_burst(servers: list[DaphneServer], token: str, project_id: int, bu
     }
 
 
+def database_url(directory: str) -> str:
+    """DATABASE_URL, dropped and created anew, when it names a PostgreSQL database; else a SQLite file."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        return f"sqlite:///{directory}/ws_fanout.sqlite3"
+    name = urlsplit(url).path.lstrip("/")
+    if "bench" not in name:
+        sys.exit(f"DATABASE_URL names {name!r}: the fan-out drops its database, so the name must contain 'bench'")
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=2, help="the server's worker processes")
     parser.add_argument("--burst", type=int, default=0, help="send this many moves at once (see above)")
     options = parser.parse_args()
     if options.processes > 1 and not os.environ.get("REDIS_URL"):
         sys.exit("--processes > 1 needs REDIS_URL: the in-memory layer does not cross processes")
-    with tempfile.TemporaryDirectory() as directory, contextlib.ExitStack() as stack:
-        env = {"DATABASE_URL": f"sqlite:///{directory}/ws_fanout.sqlite3", "REDIS_URL": os.environ.get("REDIS_URL", "")}
-        server = stack.enter_context(DaphneServer(env))
+    with tempfile.TemporaryDirectory() as directory:
+        env = {"DATABASE_URL": database_url(directory), "REDIS_URL": os.environ.get("REDIS_URL", ""),
+               "WEB_CONCURRENCY": str(options.processes), "DJANGO_DEBUG": "0"}
+        server = ProcfileServer(env)
         server.manage("migrate", "--no-input")
         server.manage("createuser", "bench")
         token = server.manage("issuetoken", "bench")
-        project = server.post("/api/v1/projects", {"name": "Fan-out", "prefix": "FAN"}, token)["project"]
-        for _ in range(POSTERS if options.burst else 1):
-            server.post(f"/api/v1/projects/{project['id']}/tickets", {"title": "Moved around"}, token)
-        servers = [server] + [stack.enter_context(DaphneServer(env)) for _ in range(options.processes - 1)]
-        try:
-            if options.burst:
-                result = asyncio.run(asyncio.wait_for(run_burst(servers, token, project["id"], options.burst),
-                                                      TOTAL_TIMEOUT))
-            else:
-                result = asyncio.run(asyncio.wait_for(run(server, token, project["id"]), TOTAL_TIMEOUT))
-        finally:
-            errors = [line for each in servers for line in each.output().splitlines()
-                      if "Error" in line or "Exception" in line]
-            print("\n".join(errors[-20:]), file=sys.stderr)
-    print(json.dumps(result, indent=2))
+        with server:
+            mover = ApiClient(server.url, token)
+            project = mover.request("POST", "/api/v1/projects", {"name": "Fan-out", "prefix": "FAN"})[1]["project"]
+            for _ in range(POSTERS if options.burst else 1):
+                mover.request("POST", f"/api/v1/projects/{project['id']}/tickets", {"title": "Moved around"})
+            mover.close()
+            try:
+                if options.burst:
+                    result = asyncio.run(asyncio.wait_for(run_burst(server, token, project["id"], options.burst),
+                                                          TOTAL_TIMEOUT))
+                else:
+                    result = asyncio.run(asyncio.wait_for(run(server, token, project["id"]), TOTAL_TIMEOUT))
+            finally:
+                errors = [line for line in server.output().splitlines() if "Error" in line or "Exception" in line]
+                print("\n".join(errors[-20:]), file=sys.stderr)
+    print(json.dumps({"processes": options.processes, **result}, indent=2))
 
 
 if __name__ == "__main__":
