@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from rest_framework.test import APIClient
@@ -103,7 +104,7 @@ def test_environment_sets_the_limits():
 
 def test_counters_live_in_redis_when_redis_url_is_set():
     assert settings_in_a_process({"REDIS_URL": "redis://127.0.0.1:6379/9"}, "settings.CACHES['default']") == (
-        "{'BACKEND': 'django.core.cache.backends.redis.RedisCache', 'LOCATION': 'redis://127.0.0.1:6379/9', "
+        "{'BACKEND': 'config.cache.SharedRedisCache', 'LOCATION': 'redis://127.0.0.1:6379/9', "
         "'KEY_PREFIX': 'tracker'}")
 
 
@@ -118,3 +119,26 @@ def test_two_processes_share_one_counter():
         if first_window == second_window:
             break
     assert (first, second) == (1, 2)
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_requests_in_contexts_of_their_own_share_the_process_redis_connections():
+    """Django keeps a cache object per thread, and ASGI serves each request in a thread of its own."""
+    import redis
+    from django.core.cache import cache
+
+    from config import ratelimit
+
+    server = redis.Redis.from_url(os.environ["REDIS_URL"])
+    ratelimit.charge(f"test-warm-{os.getpid()}", 9)
+    opened_before = server.info("stats")["total_connections_received"]
+
+    def one_request(index):
+        ratelimit.charge(f"test-pool-{os.getpid()}-{index}", 9)
+        return cache._cache
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        clients = set(map(id, pool.map(one_request, range(40))))
+    assert len(clients) == 1
+    assert server.info("stats")["total_connections_received"] - opened_before <= 8

@@ -1,0 +1,25 @@
+"""Django's Redis cache with one client, and so one connection pool, per process.
+
+Django keeps a cache object per thread and async context, and the ASGI handler serves each request in
+a context of its own: with the stock RedisCache every request built a new client, whose new pool
+opened a new Redis connection (one per API request, through the rate limiter). redis-py's client and
+pool are safe to share between threads, and a forked worker's pool reconnects by itself.
+"""
+
+import threading
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+_clients: dict[str, RedisCacheClient] = {}
+_clients_lock = threading.Lock()
+
+
+class SharedRedisCache(RedisCache):
+    @property
+    def _cache(self) -> RedisCacheClient:
+        key = repr((self._servers, self._options))
+        client = _clients.get(key)
+        if client is None:
+            with _clients_lock:
+                client = _clients.setdefault(key, self._class(self._servers, **self._options))
+        return client
