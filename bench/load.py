@@ -1,6 +1,7 @@
 """Servers on 127.0.0.1 and a keep-alive HTTP load generator, for the throughput figures."""
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -89,9 +90,31 @@ class Connection:
         return status, await self.reader.readexactly(length)
 
 
-async def _client(port: int, make_request, until: float, stats: dict, limit: int) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    connection = Connection(reader, writer)
+async def _balanced_connections(servers: Servers, clients: int) -> list[Connection]:
+    """`clients` keep-alive connections, as many on each server process as on the others.
+
+    Left to the kernel, a burst of connections to gunicorn's one port often lands on one worker, which
+    then serves everything while the other idles. Like a proxy spreading its upstream connections, a
+    connection is kept only while its process (the trivial view tells its pid) holds less than its share.
+    """
+    share = -(-clients // servers.processes)
+    kept, per_process = [], {}
+    for attempt in range(clients * 50):
+        if len(kept) == clients:
+            return kept
+        reader, writer = await asyncio.open_connection("127.0.0.1", servers.ports[attempt % len(servers.ports)])
+        connection = Connection(reader, writer)
+        _, body = await connection.request("GET", "/bench/trivial", {})
+        pid = json.loads(body)["pid"]
+        if per_process.get(pid, 0) < share:
+            per_process[pid] = per_process.get(pid, 0) + 1
+            kept.append(connection)
+        else:
+            writer.close()
+    raise RuntimeError(f"could not spread {clients} connections over {servers.processes} processes: {per_process}")
+
+
+async def _client(connection: Connection, make_request, until: float, stats: dict, limit: int) -> None:
     try:
         while time.perf_counter() < until and stats["done"] < limit:
             method, path, headers, body = make_request()
@@ -99,19 +122,20 @@ async def _client(port: int, make_request, until: float, stats: dict, limit: int
             stats["done"] += 1
             stats["statuses"][status] = stats["statuses"].get(status, 0) + 1
     finally:
-        writer.close()
+        connection.writer.close()
 
 
-def hammer(ports: list[int], make_request, *, clients: int, seconds: float, limit: int = 10**9) -> dict:
-    """`clients` connections (spread over `ports`) sending requests back to back for `seconds` at
-    most (and `limit` requests in all); answers requests per second and the statuses seen."""
+def hammer(servers: Servers, make_request, *, clients: int, seconds: float, limit: int = 10**9) -> dict:
+    """`clients` connections, spread evenly over the server's processes, sending requests back to back for
+    `seconds` at most (and `limit` requests in all); answers requests per second and the statuses seen."""
     stats = {"done": 0, "statuses": {}}
 
     async def run():
-        until = time.perf_counter() + seconds
-        await asyncio.gather(*(_client(ports[index % len(ports)], make_request, until, stats, limit)
-                               for index in range(clients)))
+        connections = await _balanced_connections(servers, clients)
+        started = time.perf_counter()
+        await asyncio.gather(*(_client(connection, make_request, started + seconds, stats, limit)
+                               for connection in connections))
+        return time.perf_counter() - started
 
-    started = time.perf_counter()
-    asyncio.run(run())
-    return {"per_second": stats["done"] / (time.perf_counter() - started), **stats}
+    elapsed = asyncio.run(run())
+    return {"per_second": stats["done"] / elapsed, **stats}

@@ -67,11 +67,15 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.body_limit.RefuseOversizedBody",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Innermost, and sync only: under ASGI, Django then runs every middleware above in the request's
+    # thread. With an async-capable one here, each of their hooks was a hop between the event loop and
+    # that thread: a ticket detail cost its server process about 12 ms of CPU instead of 10, a trivial
+    # view 1.8 instead of 1.2. It still answers before any view or process_view hook (CSRF's) reads the body.
+    "config.body_limit.RefuseOversizedBody",
 ]
 
 ROOT_URLCONF = "config.urls"

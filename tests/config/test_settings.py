@@ -80,3 +80,13 @@ def test_django_builds_the_pool_from_these_settings():
                             env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings",
                                  "DATABASE_URL": "postgres://app@db.internal:5432/tracker"})
     assert result.stdout.split() == ["ConnectionPool", "2", "10", "10.0"]
+
+
+def test_every_middleware_runs_in_the_request_thread_under_asgi():
+    """Django runs the middleware above a sync-only one in sync mode: no hop to the event loop and back
+    for each of their hooks. An async-capable innermost middleware would bring those hops back."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    innermost = import_string(settings.MIDDLEWARE[-1])
+    assert getattr(innermost, "sync_capable", True) and not getattr(innermost, "async_capable", False)
