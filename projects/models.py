@@ -18,10 +18,11 @@ class ProjectQuerySet(models.QuerySet):
         The UPDATE holds the project row until the surrounding transaction ends: concurrent writers
         queue on it, so what they take is consecutive and follows commit order.
         """
-        column = connection.ops.quote_name(self.model._meta.get_field(counter).column)
+        quote = connection.ops.quote_name
+        table, column = quote(self.model._meta.db_table), quote(self.model._meta.get_field(counter).column)
         with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {self.model._meta.db_table} SET {column} = {column} + %s WHERE id = %s "
-                           f"RETURNING {column}", [by, project_id])
+            cursor.execute(f"UPDATE {table} SET {column} = {column} + %s WHERE id = %s RETURNING {column}",
+                           [by, project_id])
             return cursor.fetchone()[0]
 
 
