@@ -22,6 +22,7 @@ from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
 from projects import selectors as project_selectors
+from projects.models import Tag
 from projects.serializers import MemberOutput, TagOutput
 from tickets import selectors
 from tickets.models import Attachment, ChecklistItem, Comment, Ticket
@@ -37,9 +38,13 @@ from tickets.search import (
 from tickets.serializers import BoardTicketOutput, SearchResultOutput, TicketDetailOutput
 
 
+def ordered_tags() -> Prefetch:
+    return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"), to_attr="tag_list")
+
+
 def board_tickets(tickets):
     """Tickets as ORM objects with every board field, as the board loaded them."""
-    return (tickets.prefetch_related("project", "status", "created_by", selectors.ordered_tags(),
+    return (tickets.prefetch_related("project", "status", "created_by", ordered_tags(),
                                      Prefetch("assignees", queryset=User.objects.order_by("id"),
                                               to_attr="assignee_list"))
             .annotate(reaction_count=selectors.count_of(Comment, deleted_at__isnull=True),
@@ -51,7 +56,7 @@ def ticket_detail(ticket) -> dict:
     """A ticket of ticket_in_project in full, rendered by DRF from prefetched objects."""
     prefetch_related_objects(
         [ticket],
-        selectors.ordered_tags(),
+        ordered_tags(),
         Prefetch("assignees", queryset=User.objects.order_by("id"), to_attr="assignee_list"),
         Prefetch("checklist_items", queryset=ChecklistItem.objects.order_by("sort_order", "id")),
         Prefetch("comments", to_attr="live_comments", queryset=Comment.objects.filter(
@@ -112,7 +117,7 @@ def search_tickets(*, project, query, fields, statuses=(), include_archived=Fals
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
             for field in TEXT_FIELDS if field in fields}
     rows = (Ticket.objects.filter(pk__in=[pk for pk, _ in ranked]).select_related("project", "status")
-            .prefetch_related(selectors.ordered_tags())
+            .prefetch_related(ordered_tags())
             .annotate(comment_count=selectors.count_of(Comment, deleted_at__isnull=True), **hits))
     by_id = {ticket.pk: ticket for ticket in rows}
     page = [by_id[pk] for pk, _ in ranked]

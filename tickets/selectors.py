@@ -8,7 +8,6 @@ from django.db.models import (
     Func,
     IntegerField,
     OuterRef,
-    Prefetch,
     QuerySet,
     Subquery,
 )
@@ -31,11 +30,6 @@ def count_of(model, **filters) -> Subquery:
     (no GROUP BY) answers 0 for a ticket with none, and costs the ORM less to build than an annotation."""
     rows = model.objects.filter(ticket=OuterRef("pk"), **filters).order_by().values(n=Func("pk", function="COUNT"))
     return Subquery(rows, output_field=IntegerField())
-
-
-def ordered_tags() -> Prefetch:
-    # to_attr: a plain list per ticket, without the queryset Django would build for each one.
-    return Prefetch("tags", queryset=Tag.objects.order_by("sort_order", "id"), to_attr="tag_list")
 
 
 class UtcTimestamp(Func):
