@@ -3,6 +3,7 @@ import hmac
 from rest_framework import authentication, exceptions
 
 from config.ratelimit import charge_token
+from core.queries import unique_row
 
 from . import services
 from .models import ApiToken
@@ -35,7 +36,9 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 def authenticate_token(plain: str) -> ApiToken | None:
     """The usable token whose secret is `plain`, or None (also used by the websocket handshake)."""
     digest = services.token_digest(plain)
-    token = ApiToken.objects.usable().select_related("user").filter(digest=digest).first()
-    if token is None or not hmac.compare_digest(token.digest, digest):
+    # The usability rules are checked on the row rather than compiled into the query: every API request
+    # runs this.
+    token = unique_row(ApiToken.objects.select_related("user").filter(digest=digest))
+    if token is None or not hmac.compare_digest(token.digest, digest) or not token.is_usable:
         return None
     return token

@@ -53,3 +53,8 @@ class ApiToken(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
+
+    @property
+    def is_usable(self) -> bool:
+        """What ApiTokenQuerySet.usable() selects, for a token read with its user."""
+        return self.is_active and self.user.is_active

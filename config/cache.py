@@ -23,3 +23,11 @@ class SharedRedisCache(RedisCache):
             with _clients_lock:
                 client = _clients.setdefault(key, self._class(self._servers, **self._options))
         return client
+
+    def incr_expiring(self, key: str, timeout: int) -> int:
+        """Add one to the counter at `key`, which starts at 1 and expires `timeout` seconds after that: one
+        round trip, where Django's add() and incr() take two."""
+        key = self.make_and_validate_key(key)
+        with self._cache.get_client(key, write=True).pipeline() as pipe:
+            count, _ = pipe.incr(key).expire(key, timeout, nx=True).execute()
+        return count

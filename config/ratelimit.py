@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.cache.backends.redis import RedisCache
 from django.http import JsonResponse
 from rest_framework.exceptions import Throttled
 
@@ -50,12 +49,10 @@ def charge(bucket: str, limit: int) -> Quota:
 
 
 def increment(key: str, timeout: int) -> int:
-    if isinstance(cache, RedisCache):
-        # One round trip; Django's incr() would first ask whether the key exists.
-        full_key = cache.make_and_validate_key(key)
-        with cache._cache.get_client(full_key, write=True).pipeline() as pipe:
-            count, _ = pipe.incr(full_key).expire(full_key, timeout, nx=True).execute()
-        return count
+    # `cache` is a proxy: an isinstance() check on it would never see the Redis cache behind it.
+    incr_expiring = getattr(cache, "incr_expiring", None)
+    if incr_expiring is not None:
+        return incr_expiring(key, timeout)
     if cache.add(key, 1, timeout):
         return 1
     try:

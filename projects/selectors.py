@@ -4,13 +4,14 @@ from django.http import Http404
 
 from accounts.models import User
 from core.errors import RuleViolation
+from core.queries import unique_row
 
 from .models import Membership, Project, Status, Tag
 
 
 def membership_for(*, user: User, project_id: int) -> Membership:
     """The caller's membership with its project; a missing project and a non-member look the same."""
-    membership = Membership.objects.select_related("project").filter(user=user, project_id=project_id).first()
+    membership = unique_row(Membership.objects.select_related("project").filter(user=user, project_id=project_id))
     if membership is None:
         raise Http404("project not found")
     return membership

@@ -15,6 +15,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
+from core.queries import unique_row
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
@@ -163,9 +164,9 @@ def open_ticket_count(*, project: Project) -> int:
 
 def ticket_in_project(*, project: Project, number: int) -> Ticket:
     """A live (not deleted) ticket of the project by its number; archived ones included."""
-    # (project, number) is unique: no ORDER BY, and the caller's project rather than a join to it.
-    ticket = next(iter(Ticket.objects.live().select_related("status", "created_by")
-                       .filter(project=project, number=number)[:1]), None)
+    # The caller's project rather than a join to it.
+    ticket = unique_row(Ticket.objects.live().select_related("status", "created_by").filter(project=project,
+                                                                                             number=number))
     if ticket is None:
         raise Http404("ticket not found")
     ticket.project = project

@@ -93,3 +93,17 @@ def test_last_used_is_written_at_most_once_a_minute(manager, django_assert_num_q
     get_with(f"Bearer {plain}")
     token.refresh_from_db()
     assert token.last_used_at > first_use
+
+
+def test_is_usable_agrees_with_the_usable_queryset(manager, outsider):
+    """The bearer class checks a token's row in Python; sockets and the admin filter with usable()."""
+    now = timezone.now()
+    tokens = [issue_token(user=manager)[0], issue_token(user=manager, expires_at=now + timedelta(days=1))[0],
+              issue_token(user=manager, expires_at=now - timedelta(seconds=1))[0], issue_token(user=outsider)[0]]
+    revoke_token(token=issue_token(user=manager)[0])
+    outsider.is_active = False
+    outsider.save()
+    usable = set(ApiToken.objects.usable().values_list("pk", flat=True))
+    assert [token.pk in usable for token in ApiToken.objects.select_related("user")] == [
+        token.is_usable for token in ApiToken.objects.select_related("user")]
+    assert usable == {tokens[0].pk, tokens[1].pk}

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from unittest import mock
 
 import pytest
 from rest_framework.test import APIClient
@@ -119,6 +120,21 @@ def test_two_processes_share_one_counter():
         if first_window == second_window:
             break
     assert (first, second) == (1, 2)
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_a_charge_is_one_round_trip_to_redis():
+    from django.core.cache.backends.redis import RedisCacheClient
+
+    from config import ratelimit
+
+    bucket = f"test-one-trip-{os.getpid()}-{time.monotonic_ns()}"
+    # Django's add() then incr() would be two round trips.
+    with mock.patch.object(RedisCacheClient, "add", side_effect=AssertionError("add")), \
+            mock.patch.object(RedisCacheClient, "incr", side_effect=AssertionError("incr")):
+        counts = [ratelimit.charge(bucket, 9).count for _ in range(3)]
+    assert counts == [1, 2, 3]
 
 
 @pytest.mark.redis
