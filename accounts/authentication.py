@@ -3,7 +3,7 @@ import hmac
 from rest_framework import authentication, exceptions
 
 from config.ratelimit import charge_token
-from core.queries import unique_row
+from core.queries import PreparedLookup
 
 from . import services
 from .models import ApiToken
@@ -33,12 +33,15 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         return self.keyword
 
 
+_token_with_user = PreparedLookup(ApiToken, lambda tokens, digest: tokens.filter(digest=digest), related=("user",))
+
+
 def authenticate_token(plain: str) -> ApiToken | None:
     """The usable token whose secret is `plain`, or None (also used by the websocket handshake)."""
     digest = services.token_digest(plain)
     # The usability rules are checked on the row rather than compiled into the query: every API request
     # runs this.
-    token = unique_row(ApiToken.objects.select_related("user").filter(digest=digest))
+    token = _token_with_user(digest=digest)
     if token is None or not hmac.compare_digest(token.digest, digest) or not token.is_usable:
         return None
     return token

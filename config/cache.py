@@ -26,8 +26,9 @@ class SharedRedisCache(RedisCache):
 
     def incr_expiring(self, key: str, timeout: int) -> int:
         """Add one to the counter at `key`, which starts at 1 and expires `timeout` seconds after that: one
-        round trip, where Django's add() and incr() take two."""
+        round trip, where Django's add() and incr() take two. No MULTI/EXEC around the two commands: should
+        the expiry be lost, the next count sets it."""
         key = self.make_and_validate_key(key)
-        with self._cache.get_client(key, write=True).pipeline() as pipe:
+        with self._cache.get_client(key, write=True).pipeline(transaction=False) as pipe:
             count, _ = pipe.incr(key).expire(key, timeout, nx=True).execute()
         return count

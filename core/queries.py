@@ -1,12 +1,101 @@
 """Query helpers that every app's selectors use."""
 
-from django.db.models import QuerySet
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Expression, Model, QuerySet
 
 
-def unique_row(queryset: QuerySet):
-    """The one row of a queryset filtered on a unique key, or None.
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    params: tuple
+    # Where each argument goes in `params`: (position, argument name).
+    slots: tuple[tuple[int, str], ...]
+    # (position, converter functions, column) for the columns the ORM converts, as SQLCompiler.get_converters()
+    # finds them: functions of the database's backend, given the connection of each call.
+    converters: tuple[tuple[int, list, Expression], ...]
 
-    QuerySet.first() would add an ORDER BY on the primary key, which such a query does not need and which
-    costs compiling on every request that runs it (token, membership, ticket lookups).
+
+class PreparedRows:
+    """The rows of a values_list() queryset whose SQL the ORM compiles once, then runs with new arguments.
+
+    Building and compiling a small queryset costs the ORM about a millisecond of CPU, more than an
+    indexed lookup costs the database: the reads that every ticket detail makes are compiled once this
+    way. `build(**arguments)` returns the queryset. Each argument, an integer or a string, must reach the
+    SQL as a parameter of its own (a filter value, not a list of them nor a slice bound), and nothing else
+    in the queryset may change from call to call. Rows come as values_list() gives them.
     """
-    return next(iter(queryset[:1]), None)
+
+    def __init__(self, build: Callable[..., QuerySet]):
+        self.build = build
+        self._compiled: dict[tuple[str, ...], _Compiled] = {}
+
+    def __call__(self, **arguments: int | str) -> list[tuple]:
+        names = tuple(sorted(arguments))
+        compiled = self._compiled.get(names) or self._compile(names, arguments)
+        params = list(compiled.params)
+        for position, name in compiled.slots:
+            params[position] = arguments[name]
+        connection = connections[DEFAULT_DB_ALIAS]
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        if not compiled.converters:
+            return rows
+        return [self._converted(row, compiled.converters, connection) for row in rows]
+
+    def _compile(self, names: tuple[str, ...], arguments: dict) -> _Compiled:
+        # Stand-ins for the arguments while compiling, which no key or text of ours holds. Integers stay within
+        # the range of a positive 32-bit column: the ORM turns a lookup outside a column's range into no SQL.
+        stand_ins = {name: f"prepared-stand-in-{index}" if isinstance(arguments[name], str) else 2**31 - 1 - index
+                     for index, name in enumerate(names)}
+        compiler = self.build(**stand_ins).query.get_compiler(DEFAULT_DB_ALIAS)
+        sql, params = compiler.as_sql()
+        slots = tuple((position, name) for position, value in enumerate(params)
+                      for name, stand_in in stand_ins.items() if value == stand_in)
+        if sorted(name for _, name in slots) != sorted(names):
+            raise ValueError(f"each argument must reach the SQL once as a parameter: {names}, got {slots}")
+        columns = [column for column, _, _ in compiler.select[:compiler.col_count]]
+        converters = tuple((position, functions, column) for position, (functions, column)
+                           in compiler.get_converters(columns).items())
+        compiled = _Compiled(sql, tuple(params), slots, converters)
+        self._compiled[names] = compiled
+        return compiled
+
+    @staticmethod
+    def _converted(row: tuple, converters, connection) -> tuple:
+        row = list(row)
+        for position, functions, column in converters:
+            for convert in functions:
+                row[position] = convert(row[position], column, connection)
+        return tuple(row)
+
+
+class PreparedLookup:
+    """The one instance of `model` that `where(queryset, **arguments)` selects (or None), with the foreign
+    keys named in `related` loaded as select_related() would load them: compiled once like PreparedRows,
+    for the lookups every API request makes (token, membership, ticket). `where` must filter on a unique
+    key: the query asks for one row, without ORDER BY.
+    """
+
+    def __init__(self, model: type[Model], where: Callable[..., QuerySet], related: tuple[str, ...] = ()):
+        self.model, self.related = model, related
+        self.parts = [(model, "")] + [(model._meta.get_field(name).related_model, f"{name}__") for name in related]
+        columns = [prefix + field.attname for part, prefix in self.parts for field in part._meta.concrete_fields]
+        self.rows = PreparedRows(lambda **arguments: where(model.objects.all(), **arguments).order_by()
+                                 .values_list(*columns)[:1])
+
+    def __call__(self, **arguments: int | str) -> Model | None:
+        rows = self.rows(**arguments)
+        if not rows:
+            return None
+        values, instances = iter(rows[0]), []
+        for part, _ in self.parts:
+            names = [field.attname for field in part._meta.concrete_fields]
+            instances.append(part.from_db(DEFAULT_DB_ALIAS, names, [next(values) for _ in names]))
+        found, *related = instances
+        for name, instance in zip(self.related, related, strict=True):
+            setattr(found, name, instance)
+        return found

@@ -4,14 +4,19 @@ from django.http import Http404
 
 from accounts.models import User
 from core.errors import RuleViolation
-from core.queries import unique_row
+from core.queries import PreparedLookup
 
 from .models import Membership, Project, Status, Tag
+
+# Every project-scoped request makes this lookup: compiled once.
+_membership_with_project = PreparedLookup(
+    Membership, lambda memberships, user, project: memberships.filter(user_id=user, project_id=project),
+    related=("project",))
 
 
 def membership_for(*, user: User, project_id: int) -> Membership:
     """The caller's membership with its project; a missing project and a non-member look the same."""
-    membership = unique_row(Membership.objects.select_related("project").filter(user=user, project_id=project_id))
+    membership = _membership_with_project(user=user.pk, project=project_id)
     if membership is None:
         raise Http404("project not found")
     return membership

@@ -15,7 +15,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
-from core.queries import unique_row
+from core.queries import PreparedLookup, PreparedRows
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
@@ -162,11 +162,16 @@ def open_ticket_count(*, project: Project) -> int:
     return Ticket.objects.active().filter(project=project).exclude(status__category=StatusCategory.DONE).count()
 
 
+# Every request on one ticket makes this lookup: compiled once.
+_live_ticket_by_number = PreparedLookup(
+    Ticket, lambda tickets, project, number: tickets.live().filter(project_id=project, number=number),
+    related=("status", "created_by"))
+
+
 def ticket_in_project(*, project: Project, number: int) -> Ticket:
     """A live (not deleted) ticket of the project by its number; archived ones included."""
     # The caller's project rather than a join to it.
-    ticket = unique_row(Ticket.objects.live().select_related("status", "created_by").filter(project=project,
-                                                                                             number=number))
+    ticket = _live_ticket_by_number(project=project.pk, number=number)
     if ticket is None:
         raise Http404("ticket not found")
     ticket.project = project
@@ -208,20 +213,28 @@ class TicketParts:
     attachments: list[tuple]  # id, ticket_id, original_name, filesize, mime_type
 
 
+# The parts of a ticket's detail: one plain query each, compiled once (every detail runs all six).
+_tag_rows = PreparedRows(lambda ticket: Tag.objects.filter(tickets__id=ticket).order_by("sort_order", "id")
+                         .values_list("id", "name", "color"))
+_assignee_rows = PreparedRows(lambda ticket: User.objects.filter(assigned_tickets__id=ticket).order_by("id")
+                              .values_list("id", "name", "username"))
+_checklist_rows = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket)
+                               .order_by("sort_order", "id").values_list("id", "text", "done"))
+_comment_rows = PreparedRows(lambda ticket: Comment.objects.filter(ticket_id=ticket, deleted_at__isnull=True)
+                             .order_by("created_at", "id").annotate(created=UtcTimestamp("created_at"))
+                             .values_list("id", "message", "author_id", "author__name", "author__username",
+                                          "created"))
+_blocker_rows = PreparedRows(lambda ticket: _live_blocker_links().filter(ticket_id=ticket).values_list(
+    "blocker_id", "blocker__title", "blocker__status__slug", "blocker__number"))
+_attachment_rows = PreparedRows(lambda ticket: _shown_attachments().filter(ticket_id=ticket).order_by("id")
+                                .values_list("id", "ticket_id", "original_name", "filesize", "mime_type"))
+
+
 def ticket_parts(*, ticket: Ticket) -> TicketParts:
-    """The parts of a ticket found by ticket_in_project: one plain query each, no model instance per row."""
-    return TicketParts(
-        tags=list(ticket.tags.order_by("sort_order", "id").values_list("id", "name", "color")),
-        assignees=list(ticket.assignees.order_by("id").values_list("id", "name", "username")),
-        checklist=list(ticket.checklist_items.order_by("sort_order", "id").values_list("id", "text", "done")),
-        comments=list(ticket.comments.filter(deleted_at__isnull=True).order_by("created_at", "id")
-                      .annotate(created=UtcTimestamp("created_at"))
-                      .values_list("id", "message", "author_id", "author__name", "author__username", "created")),
-        blockers=list(_live_blocker_links().filter(ticket=ticket).values_list(
-            "blocker_id", "blocker__title", "blocker__status__slug", "blocker__number")),
-        attachments=list(_shown_attachments().filter(ticket=ticket).order_by("id").values_list(
-            "id", "ticket_id", "original_name", "filesize", "mime_type")),
-    )
+    """The parts of a ticket found by ticket_in_project, as plain rows: no model instance per row."""
+    return TicketParts(tags=_tag_rows(ticket=ticket.pk), assignees=_assignee_rows(ticket=ticket.pk),
+                       checklist=_checklist_rows(ticket=ticket.pk), comments=_comment_rows(ticket=ticket.pk),
+                       blockers=_blocker_rows(ticket=ticket.pk), attachments=_attachment_rows(ticket=ticket.pk))
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:

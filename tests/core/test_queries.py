@@ -1,0 +1,78 @@
+"""Prepared queries: compiled once, and giving what the ORM gives for the same queryset."""
+
+import pytest
+
+from accounts.models import ApiToken
+from accounts.services import issue_token
+from core.queries import PreparedLookup, PreparedRows
+from tests.factories import ChecklistItemFactory, CommentFactory, TicketFactory
+from tickets.models import ChecklistItem, Ticket
+
+
+def field_values(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+def test_rows_are_what_values_list_gives_with_the_converters_applied(project):
+    ticket = TicketFactory(project=project)
+    for done in (True, False):
+        ChecklistItemFactory(ticket=ticket, done=done)
+    CommentFactory(ticket=ticket)
+
+    def items(ticket):
+        return (ChecklistItem.objects.filter(ticket_id=ticket).order_by("id")
+                .values_list("id", "done", "ticket__created_at", "ticket__estimated_hours"))
+
+    prepared = PreparedRows(items)
+    rows = prepared(ticket=ticket.pk)
+    assert rows == list(items(ticket.pk))
+    assert [type(done) for _, done, _, _ in rows] == [bool, bool]  # SQLite stores 1 and 0
+    assert rows[0][2] == ticket.created_at  # an aware datetime, as the ORM gives it
+
+
+def test_the_queryset_is_built_and_compiled_once(project, django_assert_num_queries):
+    first, second = TicketFactory(project=project), TicketFactory(project=project)
+    built = []
+
+    def titles(project, number):
+        built.append((project, number))
+        return Ticket.objects.filter(project_id=project, number=number).values_list("title")
+
+    prepared = PreparedRows(titles)
+    with django_assert_num_queries(2):
+        found = [prepared(project=project.pk, number=ticket.number) for ticket in (first, second)]
+    assert found == [[(first.title,)], [(second.title,)]]
+    assert len(built) == 1
+    assert prepared(project=project.pk, number=10**6) == []
+
+
+@pytest.mark.parametrize("build", [
+    lambda ticket: Ticket.objects.values_list("id"),  # the argument is not used
+    lambda ticket: Ticket.objects.filter(pk=ticket, number=ticket).values_list("id"),  # used twice
+    lambda ticket: Ticket.objects.filter(title=f"#{ticket}").values_list("id"),  # not as itself
+])
+def test_an_argument_must_reach_the_sql_once_as_itself(build, db):
+    with pytest.raises(ValueError, match="each argument must reach the SQL once"):
+        PreparedRows(build)(ticket=1)
+
+
+def test_a_lookup_gives_the_instance_and_its_related_ones_as_select_related_does(manager):
+    token, _ = issue_token(user=manager, label="laptop")
+    lookup = PreparedLookup(ApiToken, lambda tokens, digest: tokens.filter(digest=digest), related=("user",))
+
+    found = lookup(digest=token.digest)
+    expected = ApiToken.objects.select_related("user").get(pk=token.pk)
+    assert field_values(found) == field_values(expected)
+    assert field_values(found.user) == field_values(expected.user)
+    assert not found._state.adding and found._state.db == "default"
+    assert lookup(digest="0" * 64) is None
+
+
+def test_a_found_instance_reads_and_saves_like_any_other(manager, django_assert_num_queries):
+    token, _ = issue_token(user=manager)
+    found = PreparedLookup(ApiToken, lambda tokens, pk: tokens.filter(pk=pk), related=("user",))(pk=token.pk)
+    with django_assert_num_queries(0):
+        assert found.user.username == manager.username
+    found.label = "renamed"
+    found.save(update_fields=["label"])
+    assert ApiToken.objects.get(pk=token.pk).label == "renamed"
