@@ -29,6 +29,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, RowNumber
 
 from accounts.models import display_name
+from core.lookups import any_of
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
@@ -212,7 +213,7 @@ def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) ->
     known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
             for field in TEXT_FIELDS if field in fields and field not in known}
-    rows = (Ticket.objects.filter(pk__in=ranked)
+    rows = (Ticket.objects.filter(any_of("pk", ranked))
             .annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits)
             .values(*PAGE_COLUMNS, *(["description"] if "description" in fields else []), *hits))
     by_id = {row["id"]: row for row in rows}
@@ -223,7 +224,7 @@ def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) ->
 
 def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
     tags = defaultdict(list)
-    for ticket_id, *tag in (Ticket.tags.through.objects.filter(ticket_id__in=ticket_ids)
+    for ticket_id, *tag in (Ticket.tags.through.objects.filter(any_of("ticket_id", ticket_ids))
                             .order_by("tag__sort_order", "tag_id")
                             .values_list("ticket_id", "tag_id", "tag__name", "tag__color")):
         tags[ticket_id].append(tuple(tag))
@@ -234,10 +235,10 @@ def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dic
     """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
     if probe.comment_ids is not None:
         # The probe read every hit: the page's are fetched by id, without searching the comments again.
-        hits = Comment.objects.filter(pk__in=[comment_id for pk in ticket_ids for comment_id in
-                                              probe.comment_ids.get(pk, ())])
+        hits = Comment.objects.filter(any_of("pk", (comment_id for pk in ticket_ids
+                                                     for comment_id in probe.comment_ids.get(pk, ()))))
     else:
-        hits = _comment_hits(query).filter(ticket__in=ticket_ids)
+        hits = _comment_hits(query).filter(any_of("ticket_id", ticket_ids))
     # The latest few hits per ticket, in one query whatever the number of tickets and comments.
     latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
     by_ticket = defaultdict(list)
