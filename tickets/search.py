@@ -16,6 +16,7 @@ from django.db.models import (
     BigIntegerField,
     BooleanField,
     Case,
+    DateTimeField,
     Exists,
     ExpressionWrapper,
     F,
@@ -132,8 +133,9 @@ class Probe:
     complete: bool
     # {text field: ids of the tickets it matched}, for the fields whose matches were all read.
     text_hits: dict[str, set[int]]
-    # {ticket id: ids of its comments that match}, when every comment hit was read (else None).
-    comment_ids: dict[int, list[int]] | None
+    # {ticket id: (created_at, id) of each of its comments that match}, when every comment hit was read
+    # (else None).
+    comment_hits: dict[int, list[tuple[datetime, int]]] | None
 
 
 def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> Probe:
@@ -143,35 +145,35 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
     TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
     with OR across the fields would make PostgreSQL read every ticket of the project instead).
     Whatever lookup was read in full also says which tickets of the page it matched: comment rows
-    carry the comment's id, so the page needs no second search of its texts.
+    carry the comment's id and time, so the page needs no second search of its texts.
     """
-    no_comment = Cast(Value(None), BigIntegerField())
+    no_comment = (Cast(Value(None), BigIntegerField()), Cast(Value(None), DateTimeField()))
     lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at",
-                                                                            no_comment)
+                                                                            *no_comment)
                for field, source in TEXT_SOURCES.items() if field in fields]
     if "comments" in fields:
         lookups.append(_comment_hits(query).filter(ticket__in=tickets)
-                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk"))
+                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
     lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
         lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
-                                                                            no_comment))
+                                                                            *no_comment))
     if connection.features.supports_slicing_ordering_in_compound:
         rows = list(lookups[0].union(*lookups[1:], all=True))
     else:  # SQLite: no LIMIT inside a UNION, one query per field
         rows = [row for lookup in lookups for row in lookup]
-    found, by_source, comment_ids = {}, defaultdict(list), defaultdict(list)
-    for pk, source, updated, comment_id in rows:
+    found, by_source, comment_hits = {}, defaultdict(list), defaultdict(list)
+    for pk, source, updated, comment_id, comment_created in rows:
         if pk not in found or RANK[source] < found[pk][0]:
             found[pk] = (RANK[source], updated)
         by_source[source].append(pk)
         if comment_id is not None:
-            comment_ids[pk].append(comment_id)
+            comment_hits[pk].append((comment_created, comment_id))
     in_full = {source for source in (*TEXT_SOURCES.values(), BY_COMMENT) if len(by_source[source]) <= TOTAL_CAP}
     return Probe(found=found, complete=all(len(pks) <= TOTAL_CAP for pks in by_source.values()),
                  text_hits={field: set(by_source[source]) for field, source in TEXT_SOURCES.items()
                             if source in in_full},
-                 comment_ids=comment_ids if BY_COMMENT in in_full else None)
+                 comment_hits=comment_hits if BY_COMMENT in in_full else None)
 
 
 def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:
@@ -233,17 +235,19 @@ def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
 
 def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[tuple[str, UserRef]]]:
     """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
-    if probe.comment_ids is not None:
-        # The probe read every hit: the page's are fetched by id, without searching the comments again.
-        hits = Comment.objects.filter(any_of("pk", (comment_id for pk in ticket_ids
-                                                     for comment_id in probe.comment_ids.get(pk, ()))))
+    if probe.comment_hits is not None:
+        # The probe read every hit with its time: the page's latest are fetched by id, nothing searched again.
+        hits = Comment.objects.filter(any_of("pk", (
+            comment_id for pk in ticket_ids
+            for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET])))
     else:
-        hits = _comment_hits(query).filter(any_of("ticket_id", ticket_ids))
-    # The latest few hits per ticket, in one query whatever the number of tickets and comments.
-    latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
+        # The latest few hits per ticket, in one query whatever the number of tickets and comments.
+        latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
+        hits = (_comment_hits(query).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
+                .filter(position__lte=COMMENT_HITS_PER_TICKET))
     by_ticket = defaultdict(list)
     for ticket_id, message, author_id, name, username in (
-            hits.annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
+            hits.order_by("-created_at", "-id")
             .values_list("ticket_id", "message", "author_id", "author__name", "author__username")):
         by_ticket[ticket_id].append((message, UserRef(author_id, display_name(name, username))))
     return by_ticket
