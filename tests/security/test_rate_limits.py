@@ -158,3 +158,11 @@ def test_requests_in_contexts_of_their_own_share_the_process_redis_connections()
         clients = set(map(id, pool.map(one_request, range(40))))
     assert len(clients) == 1
     assert server.info("stats")["total_connections_received"] - opened_before <= 8
+
+
+def test_the_redis_cache_reuses_one_redis_client():
+    """Django's client builds a redis.Redis per command; ours keeps one per connection pool."""
+    from config.cache import SharedRedisCache
+
+    client = SharedRedisCache("redis://127.0.0.1:6379/9", {})._cache  # nothing connects before a command
+    assert client.get_client("a", write=True) is client.get_client("b", write=True) is client.get_client("c")
