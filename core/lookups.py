@@ -1,9 +1,18 @@
 """A field's value among a list of them, the list passed to the database as one parameter."""
 
 import json
+import sqlite3
 from collections.abc import Iterable
 
 from django.db.models import F, Lookup
+
+
+class IdList(list):
+    """Integers that reach the database as one parameter: psycopg sends a list as an array, and sqlite3
+    sends this one as JSON text."""
+
+
+sqlite3.register_adapter(IdList, json.dumps)
 
 
 class AnyOf(Lookup):
@@ -18,11 +27,11 @@ class AnyOf(Lookup):
 
     def as_postgresql(self, compiler, connection):
         lhs, params = self.process_lhs(compiler, connection)
-        return f"{lhs} = ANY(%s)", (*params, self.rhs)
+        return f"{lhs} = ANY(%s)", (*params, IdList(self.rhs))
 
     def as_sqlite(self, compiler, connection):
         lhs, params = self.process_lhs(compiler, connection)
-        return f"{lhs} IN (SELECT value FROM json_each(%s))", (*params, json.dumps(self.rhs))
+        return f"{lhs} IN (SELECT value FROM json_each(%s))", (*params, IdList(self.rhs))
 
 
 def any_of(field: str, values: Iterable[int]) -> AnyOf:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Expression, Model, QuerySet
 
+from .lookups import IdList
+
 
 @dataclass(frozen=True)
 class _Compiled:
@@ -24,20 +26,22 @@ class PreparedRows:
     Building and compiling a small queryset costs the ORM about a millisecond of CPU, more than an
     indexed lookup costs the database: the reads that every ticket detail makes are compiled once this
     way. `build(**arguments)` returns the queryset. Each argument, an integer or a string, must reach the
-    SQL as a parameter of its own (a filter value, not a list of them nor a slice bound), and nothing else
-    in the queryset may change from call to call. Rows come as values_list() gives them.
+    SQL as a parameter of its own (a filter value, not a slice bound), a list of integers through
+    `core.lookups.any_of()`, and nothing else in the queryset may change from call to call. Rows come as
+    values_list() gives them.
     """
 
     def __init__(self, build: Callable[..., QuerySet]):
         self.build = build
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
 
-    def __call__(self, **arguments: int | str) -> list[tuple]:
+    def __call__(self, **arguments: int | str | list[int]) -> list[tuple]:
         names = tuple(sorted(arguments))
         compiled = self._compiled.get(names) or self._compile(names, arguments)
         params = list(compiled.params)
         for position, name in compiled.slots:
-            params[position] = arguments[name]
+            value = arguments[name]
+            params[position] = IdList(value) if isinstance(value, list) else value
         connection = connections[DEFAULT_DB_ALIAS]
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
@@ -49,8 +53,7 @@ class PreparedRows:
     def _compile(self, names: tuple[str, ...], arguments: dict) -> _Compiled:
         # Stand-ins for the arguments while compiling, which no key or text of ours holds. Integers stay within
         # the range of a positive 32-bit column: the ORM turns a lookup outside a column's range into no SQL.
-        stand_ins = {name: f"prepared-stand-in-{index}" if isinstance(arguments[name], str) else 2**31 - 1 - index
-                     for index, name in enumerate(names)}
+        stand_ins = {name: self._stand_in(index, arguments[name]) for index, name in enumerate(names)}
         compiler = self.build(**stand_ins).query.get_compiler(DEFAULT_DB_ALIAS)
         sql, params = compiler.as_sql()
         slots = tuple((position, name) for position, value in enumerate(params)
@@ -63,6 +66,13 @@ class PreparedRows:
         compiled = _Compiled(sql, tuple(params), slots, converters)
         self._compiled[names] = compiled
         return compiled
+
+    @staticmethod
+    def _stand_in(index: int, argument: int | str | list[int]) -> int | str | IdList:
+        if isinstance(argument, str):
+            return f"prepared-stand-in-{index}"
+        number = 2**31 - 1 - index
+        return IdList([number]) if isinstance(argument, list) else number
 
     @staticmethod
     def _converted(row: tuple, converters, connection) -> tuple:

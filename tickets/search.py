@@ -31,6 +31,7 @@ from django.db.models.functions import Cast, RowNumber
 
 from accounts.models import display_name
 from core.lookups import any_of
+from core.queries import PreparedRows
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
@@ -224,11 +225,17 @@ def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) ->
     return [by_id[pk] for pk in ranked]
 
 
+# The page's tags, and its latest comment hits when the probe found them: compiled once.
+_tags_of = PreparedRows(lambda tickets: Ticket.tags.through.objects.filter(any_of("ticket_id", tickets))
+                        .order_by("tag__sort_order", "tag_id").values_list("ticket_id", "tag_id", "tag__name",
+                                                                           "tag__color"))
+_comments_newest_first = PreparedRows(lambda comments: Comment.objects.filter(any_of("pk", comments)).order_by(
+    "-created_at", "-id").values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
+
+
 def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
     tags = defaultdict(list)
-    for ticket_id, *tag in (Ticket.tags.through.objects.filter(any_of("ticket_id", ticket_ids))
-                            .order_by("tag__sort_order", "tag_id")
-                            .values_list("ticket_id", "tag_id", "tag__name", "tag__color")):
+    for ticket_id, *tag in _tags_of(tickets=ticket_ids):
         tags[ticket_id].append(tuple(tag))
     return tags
 
@@ -237,18 +244,17 @@ def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dic
     """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
     if probe.comment_hits is not None:
         # The probe read every hit with its time: the page's latest are fetched by id, nothing searched again.
-        hits = Comment.objects.filter(any_of("pk", (
+        rows = _comments_newest_first(comments=[
             comment_id for pk in ticket_ids
-            for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET])))
+            for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET]])
     else:
         # The latest few hits per ticket, in one query whatever the number of tickets and comments.
         latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        hits = (_comment_hits(query).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
-                .filter(position__lte=COMMENT_HITS_PER_TICKET))
+        rows = (_comment_hits(query).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
+                .filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
+                .values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
     by_ticket = defaultdict(list)
-    for ticket_id, message, author_id, name, username in (
-            hits.order_by("-created_at", "-id")
-            .values_list("ticket_id", "message", "author_id", "author__name", "author__username")):
+    for ticket_id, message, author_id, name, username in rows:
         by_ticket[ticket_id].append((message, UserRef(author_id, display_name(name, username))))
     return by_ticket
 

@@ -4,6 +4,7 @@ import pytest
 
 from accounts.models import ApiToken
 from accounts.services import issue_token
+from core.lookups import any_of
 from core.queries import PreparedLookup, PreparedRows
 from tests.factories import ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
@@ -76,3 +77,12 @@ def test_a_found_instance_reads_and_saves_like_any_other(manager, django_assert_
     found.label = "renamed"
     found.save(update_fields=["label"])
     assert ApiToken.objects.get(pk=token.pk).label == "renamed"
+
+
+def test_a_list_argument_goes_through_any_of_whatever_its_length(project):
+    tickets = TicketFactory.create_batch(3, project=project)
+    numbers = PreparedRows(lambda tickets: Ticket.objects.filter(any_of("pk", tickets)).order_by("number")
+                           .values_list("number"))
+    for ids in ([], [tickets[1].pk], [ticket.pk for ticket in tickets] + [10**9]):
+        assert [number for (number,) in numbers(tickets=ids)] == sorted(
+            Ticket.objects.filter(pk__in=ids).values_list("number", flat=True))
