@@ -207,6 +207,17 @@ def _comment_hits(query: str) -> QuerySet[Comment]:
     return Comment.objects.filter(deleted_at__isnull=True, message__icontains=query)
 
 
+def _page_query(ticket_ids: list[int], columns: tuple[str, ...], hits: dict) -> QuerySet[Ticket]:
+    return (Ticket.objects.filter(any_of("pk", ticket_ids))
+            .annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits).values_list(*columns, *hits))
+
+
+# The page's query when the probe read every field searched (a rare word): the same from search to search,
+# compiled once, with the description (for its excerpt) or without.
+_page_of = {columns: PreparedRows(lambda tickets, columns=columns: _page_query(tickets, columns, {}))
+            for columns in (PAGE_COLUMNS, (*PAGE_COLUMNS, "description"))}
+
+
 def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) -> list[dict]:
     """PAGE_COLUMNS of the `ranked` tickets in that order, with the texts and whether each matched.
 
@@ -216,10 +227,9 @@ def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) ->
     known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
             for field in TEXT_FIELDS if field in fields and field not in known}
-    rows = (Ticket.objects.filter(any_of("pk", ranked))
-            .annotate(comment_count=count_of(Comment, deleted_at__isnull=True), **hits)
-            .values(*PAGE_COLUMNS, *(["description"] if "description" in fields else []), *hits))
-    by_id = {row["id"]: row for row in rows}
+    columns = (*PAGE_COLUMNS, *(["description"] if "description" in fields else []))
+    rows = _page_query(ranked, columns, hits) if hits else _page_of[columns](tickets=ranked)
+    by_id = {row[0]: dict(zip((*columns, *hits), row, strict=True)) for row in rows}
     for row in by_id.values():
         row.update((f"{field}_hit", row["id"] in ids) for field, ids in known.items())
     return [by_id[pk] for pk in ranked]
