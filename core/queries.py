@@ -26,7 +26,7 @@ class PreparedRows:
     Building and compiling a small queryset costs the ORM about a millisecond of CPU, more than an
     indexed lookup costs the database: the reads that every ticket detail makes are compiled once this
     way. `build(**arguments)` returns the queryset. Each argument, an integer or a string, must reach the
-    SQL as a parameter of its own (a filter value, not a slice bound), a list of integers through
+    SQL unchanged as a parameter (a filter value, not a slice bound), a list of integers through
     `core.lookups.any_of()`, and nothing else in the queryset may change from call to call. Rows come as
     values_list() gives them.
     """
@@ -58,8 +58,8 @@ class PreparedRows:
         sql, params = compiler.as_sql()
         slots = tuple((position, name) for position, value in enumerate(params)
                       for name, stand_in in stand_ins.items() if value == stand_in)
-        if sorted(name for _, name in slots) != sorted(names):
-            raise ValueError(f"each argument must reach the SQL once as a parameter: {names}, got {slots}")
+        if {name for _, name in slots} != set(names):
+            raise ValueError(f"each argument must reach the SQL as a parameter: {names}, got {slots}")
         columns = [column for column, _, _ in compiler.select[:compiler.col_count]]
         converters = tuple((position, functions, column) for position, (functions, column)
                            in compiler.get_converters(columns).items())

@@ -28,6 +28,7 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Cast, RowNumber
+from django.db.models.lookups import IContains, PatternLookup
 
 from accounts.models import display_name
 from core.lookups import any_of
@@ -87,9 +88,10 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     matches are not all read: `total_capped` says so and `total` is then the number counted, a lower
     bound; the page itself is still exactly the first SEARCH_LIMIT in the order above.
     """
-    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
+    scope = Scope(project.pk, tuple(status.pk for status in statuses), include_archived)
+    tickets = scope.tickets()
     number = referenced_number(project=project, query=query)
-    probe = _probe(tickets, query, fields, number)
+    probe = _probe(scope, query, fields, number)
     if probe.complete:
         newest_first = sorted(probe.found, key=lambda pk: (probe.found[pk][1], pk), reverse=True)
         ranked = sorted(newest_first, key=lambda pk: probe.found[pk][0])[:SEARCH_LIMIT]
@@ -103,14 +105,26 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
                         total=len(probe.found), total_capped=not probe.complete)
 
 
+@dataclass(frozen=True)
+class Scope:
+    """The tickets a search looks at."""
+
+    project_id: int
+    status_ids: Sequence[int] = ()
+    include_archived: bool = False
+
+    def tickets(self) -> QuerySet[Ticket]:
+        tickets = Ticket.objects.live().filter(project_id=self.project_id)
+        if not self.include_archived:
+            tickets = tickets.filter(archived_at__isnull=True)
+        if self.status_ids:
+            tickets = tickets.filter(any_of("status_id", self.status_ids))
+        return tickets
+
+
 def searched_tickets(*, project: Project, statuses: Sequence[Status] = (),
                      include_archived: bool = False) -> QuerySet[Ticket]:
-    tickets = Ticket.objects.live().filter(project=project)
-    if not include_archived:
-        tickets = tickets.filter(archived_at__isnull=True)
-    if statuses:
-        tickets = tickets.filter(status__in=statuses)
-    return tickets
+    return Scope(project.pk, tuple(status.pk for status in statuses), include_archived).tickets()
 
 
 def referenced_number(*, project: Project, query: str) -> int | None:
@@ -139,7 +153,7 @@ class Probe:
     comment_hits: dict[int, list[tuple[datetime, int]]] | None
 
 
-def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> Probe:
+def _probe(scope: Scope, query: str, fields: set[str], number: int | None) -> Probe:
     """The matches, read in one query where the database can.
 
     A UNION ALL of one lookup per field, each served by its own trigram index and each cut at
@@ -148,21 +162,16 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
     Whatever lookup was read in full also says which tickets of the page it matched: comment rows
     carry the comment's id and time, so the page needs no second search of its texts.
     """
-    no_comment = (Cast(Value(None), BigIntegerField()), Cast(Value(None), DateTimeField()))
-    lookups = [tickets.filter(**{f"{field}__icontains": query}).values_list("pk", Value(source), "updated_at",
-                                                                            *no_comment)
-               for field, source in TEXT_SOURCES.items() if field in fields]
-    if "comments" in fields:
-        lookups.append(_comment_hits(query).filter(ticket__in=tickets)
-                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
-    lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
-    if number is not None:
-        lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
-                                                                            *no_comment))
+    pattern = f"%{connection.ops.prep_for_like_query(query)}%"
     if connection.features.supports_slicing_ordering_in_compound:
-        rows = list(lookups[0].union(*lookups[1:], all=True))
+        arguments = {"project": scope.project_id, "pattern": pattern}
+        if scope.status_ids:
+            arguments["statuses"] = list(scope.status_ids)
+        if number is not None:
+            arguments["number"] = number
+        rows = _prepared_probe(scope, fields, number)(**arguments)
     else:  # SQLite: no LIMIT inside a UNION, one query per field
-        rows = [row for lookup in lookups for row in lookup]
+        rows = [row for lookup in _probe_lookups(scope.tickets(), pattern, fields, number) for row in lookup]
     found, by_source, comment_hits = {}, defaultdict(list), defaultdict(list)
     for pk, source, updated, comment_id, comment_created in rows:
         if pk not in found or RANK[source] < found[pk][0]:
@@ -175,6 +184,48 @@ def _probe(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int 
                  text_hits={field: set(by_source[source]) for field, source in TEXT_SOURCES.items()
                             if source in in_full},
                  comment_hits=comment_hits if BY_COMMENT in in_full else None)
+
+
+_probes: dict[tuple, PreparedRows] = {}
+
+
+def _prepared_probe(scope: Scope, fields: set[str], number: int | None) -> PreparedRows:
+    """The probe's UNION for searches of this kind, compiled once: only the project, the text, the number and
+    the statuses differ from one to the next."""
+    kind = (tuple(sorted(fields)), bool(scope.status_ids), scope.include_archived, number is not None)
+    if kind not in _probes:
+        def union(project, pattern, statuses=(), number=None):
+            tickets = Scope(project, statuses, scope.include_archived).tickets()
+            lookups = _probe_lookups(tickets, pattern, fields, number)
+            return lookups[0].union(*lookups[1:], all=True)
+
+        _probes[kind] = PreparedRows(union)
+    return _probes[kind]
+
+
+def _probe_lookups(tickets: QuerySet[Ticket], pattern: str, fields: set[str], number: int | None) -> list[QuerySet]:
+    """The probe's lookups: (ticket id, source, updated_at, comment id, comment created_at) rows."""
+    no_comment = (Cast(Value(None), BigIntegerField()), Cast(Value(None), DateTimeField()))
+    lookups = [tickets.filter(Containing(F(field), pattern)).values_list("pk", Value(source), "updated_at",
+                                                                         *no_comment)
+               for field, source in TEXT_SOURCES.items() if field in fields]
+    if "comments" in fields:
+        lookups.append(Comment.objects.filter(Containing(F("message"), pattern), deleted_at__isnull=True,
+                                              ticket__in=tickets)
+                       .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
+    lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
+    if number is not None:
+        lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
+                                                                            *no_comment))
+    return lookups
+
+
+class Containing(IContains):
+    """`icontains` given its LIKE pattern ready-made (`%text%`, escaped), so that a query using it compiles
+    the same whatever the text: the SQL, and so the trigram indexes it uses, are icontains' own."""
+
+    def process_rhs(self, compiler, connection):
+        return super(PatternLookup, self).process_rhs(compiler, connection)
 
 
 def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number: int | None) -> list[int]:

@@ -1,12 +1,13 @@
 """Prepared queries: compiled once, and giving what the ORM gives for the same queryset."""
 
 import pytest
+from django.db.models import Q
 
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from core.lookups import any_of
 from core.queries import PreparedLookup, PreparedRows
-from tests.factories import ChecklistItemFactory, CommentFactory, TicketFactory
+from tests.factories import BlockerFactory, ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
 
 
@@ -49,11 +50,10 @@ def test_the_queryset_is_built_and_compiled_once(project, django_assert_num_quer
 
 @pytest.mark.parametrize("build", [
     lambda ticket: Ticket.objects.values_list("id"),  # the argument is not used
-    lambda ticket: Ticket.objects.filter(pk=ticket, number=ticket).values_list("id"),  # used twice
     lambda ticket: Ticket.objects.filter(title=f"#{ticket}").values_list("id"),  # not as itself
 ])
-def test_an_argument_must_reach_the_sql_once_as_itself(build, db):
-    with pytest.raises(ValueError, match="each argument must reach the SQL once"):
+def test_an_argument_must_reach_the_sql_as_itself(build, db):
+    with pytest.raises(ValueError, match="each argument must reach the SQL"):
         PreparedRows(build)(ticket=1)
 
 
@@ -86,3 +86,12 @@ def test_a_list_argument_goes_through_any_of_whatever_its_length(project):
     for ids in ([], [tickets[1].pk], [ticket.pk for ticket in tickets] + [10**9]):
         assert [number for (number,) in numbers(tickets=ids)] == sorted(
             Ticket.objects.filter(pk__in=ids).values_list("number", flat=True))
+
+
+def test_an_argument_may_reach_the_sql_more_than_once(project):
+    first, second = TicketFactory(project=project), TicketFactory(project=project)
+    prepared = PreparedRows(lambda ticket: Ticket.objects.filter(Q(pk=ticket) | Q(blocked_by_links__blocker_id=ticket))
+                            .order_by("pk").values_list("pk"))
+    BlockerFactory(ticket=second, blocker=first)
+    assert prepared(ticket=first.pk) == [(first.pk,), (second.pk,)]
+    assert prepared(ticket=second.pk) == [(second.pk,)]
