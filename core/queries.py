@@ -36,19 +36,22 @@ class PreparedRows:
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
 
     def __call__(self, **arguments: int | str | list[int]) -> list[tuple]:
+        return rows_together((self, arguments))[0]
+
+    def _bound(self, arguments: dict) -> tuple[_Compiled, list]:
         names = tuple(sorted(arguments))
         compiled = self._compiled.get(names) or self._compile(names, arguments)
         params = list(compiled.params)
         for position, name in compiled.slots:
             value = arguments[name]
             params[position] = IdList(value) if isinstance(value, list) else value
-        connection = connections[DEFAULT_DB_ALIAS]
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            rows = cursor.fetchall()
+        return compiled, params
+
+    @staticmethod
+    def _converted_rows(rows: list[tuple], compiled: _Compiled, connection) -> list[tuple]:
         if not compiled.converters:
             return rows
-        return [self._converted(row, compiled.converters, connection) for row in rows]
+        return [PreparedRows._converted(row, compiled.converters, connection) for row in rows]
 
     def _compile(self, names: tuple[str, ...], arguments: dict) -> _Compiled:
         # Stand-ins for the arguments while compiling, which no key or text of ours holds. Integers stay within
@@ -81,6 +84,27 @@ class PreparedRows:
             for convert in functions:
                 row[position] = convert(row[position], column, connection)
         return tuple(row)
+
+
+def rows_together(*calls: tuple[PreparedRows, dict]) -> list[list[tuple]]:
+    """The rows of each (prepared query, arguments), in one round trip where the database takes several
+    statements at once (PostgreSQL: they are sent as one text, and their results read one after the
+    other), else one query each."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    bound = [prepared._bound(arguments) for prepared, arguments in calls]
+    results = []
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and len(bound) > 1:
+            cursor.execute(";\n".join(compiled.sql for compiled, _ in bound),
+                           [param for _, params in bound for param in params])
+            for compiled, _ in bound:
+                results.append(PreparedRows._converted_rows(cursor.fetchall(), compiled, connection))
+                cursor.nextset()
+        else:
+            for compiled, params in bound:
+                cursor.execute(compiled.sql, params)
+                results.append(PreparedRows._converted_rows(cursor.fetchall(), compiled, connection))
+    return results
 
 
 class PreparedLookup:

@@ -15,7 +15,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
-from core.queries import PreparedLookup, PreparedRows
+from core.queries import PreparedLookup, PreparedRows, rows_together
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
@@ -232,9 +232,8 @@ _attachment_rows = PreparedRows(lambda ticket: _shown_attachments().filter(ticke
 
 def ticket_parts(*, ticket: Ticket) -> TicketParts:
     """The parts of a ticket found by ticket_in_project, as plain rows: no model instance per row."""
-    return TicketParts(tags=_tag_rows(ticket=ticket.pk), assignees=_assignee_rows(ticket=ticket.pk),
-                       checklist=_checklist_rows(ticket=ticket.pk), comments=_comment_rows(ticket=ticket.pk),
-                       blockers=_blocker_rows(ticket=ticket.pk), attachments=_attachment_rows(ticket=ticket.pk))
+    return TicketParts(*rows_together(*((part, {"ticket": ticket.pk}) for part in (
+        _tag_rows, _assignee_rows, _checklist_rows, _comment_rows, _blocker_rows, _attachment_rows))))
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:

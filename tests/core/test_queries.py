@@ -1,12 +1,13 @@
 """Prepared queries: compiled once, and giving what the ORM gives for the same queryset."""
 
 import pytest
+from django.db import connection
 from django.db.models import Q
 
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from core.lookups import any_of
-from core.queries import PreparedLookup, PreparedRows
+from core.queries import PreparedLookup, PreparedRows, rows_together
 from tests.factories import BlockerFactory, ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
 
@@ -95,3 +96,14 @@ def test_an_argument_may_reach_the_sql_more_than_once(project):
     BlockerFactory(ticket=second, blocker=first)
     assert prepared(ticket=first.pk) == [(first.pk,), (second.pk,)]
     assert prepared(ticket=second.pk) == [(second.pk,)]
+
+
+def test_rows_together_are_each_query_s_rows_in_one_round_trip_on_postgresql(project, django_assert_num_queries):
+    ticket = TicketFactory(project=project)
+    ChecklistItemFactory(ticket=ticket, done=True)
+    numbers = PreparedRows(lambda ticket: Ticket.objects.filter(pk=ticket).values_list("number"))
+    items = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket).values_list("done"))
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
+        found = rows_together((numbers, {"ticket": ticket.pk}), (items, {"ticket": ticket.pk}),
+                              (numbers, {"ticket": 10**6}))
+    assert found == [[(ticket.number,)], [(True,)], []]
