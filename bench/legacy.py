@@ -30,10 +30,11 @@ from tickets.search import (
     COMMENT_HITS_PER_TICKET,
     SEARCH_LIMIT,
     TEXT_FIELDS,
+    Scope,
     _comment_hits,
     excerpt,
+    like_pattern,
     referenced_number,
-    searched_tickets,
 )
 from tickets.serializers import BoardTicketOutput, SearchResultOutput, TicketDetailOutput
 
@@ -88,7 +89,7 @@ def board_payload(*, membership) -> dict:
 
 def ranked_ids(*, project, query, fields, statuses=(), include_archived=False):
     """The matching ids, ranked, with the full count alongside: one pass over every match."""
-    tickets = searched_tickets(project=project, statuses=statuses, include_archived=include_archived)
+    tickets = Scope.of(project, statuses, include_archived).tickets()
     number = referenced_number(project=project, query=query)
     ranks = [When(number=number, then=0)] if number is not None else []
     if "title" in fields:
@@ -96,7 +97,7 @@ def ranked_ids(*, project, query, fields, statuses=(), include_archived=False):
     lookups = [tickets.filter(**{f"{field}__icontains": query}).values("pk") for field in TEXT_FIELDS
                if field in fields]
     if "comments" in fields:
-        lookups.append(_comment_hits(query).filter(ticket__in=tickets).values("ticket_id"))
+        lookups.append(_comment_hits(like_pattern(query)).filter(ticket__in=tickets).values("ticket_id"))
     if number is not None:
         lookups.append(tickets.filter(number=number).values("pk"))
     return (Ticket.objects.filter(pk__in=lookups[0].union(*lookups[1:]))
@@ -129,7 +130,7 @@ def _add_matches(tickets, query, fields) -> None:
     comments = defaultdict(list)
     if "comments" in fields and tickets:
         latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        for comment in (_comment_hits(query).filter(ticket__in=tickets).select_related("author")
+        for comment in (_comment_hits(like_pattern(query)).filter(ticket__in=tickets).select_related("author")
                         .annotate(position=latest).filter(position__lte=COMMENT_HITS_PER_TICKET)
                         .order_by("-created_at", "-id")):
             comments[comment.ticket_id].append(comment)

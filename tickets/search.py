@@ -88,7 +88,7 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     matches are not all read: `total_capped` says so and `total` is then the number counted, a lower
     bound; the page itself is still exactly the first SEARCH_LIMIT in the order above.
     """
-    scope = Scope(project.pk, tuple(status.pk for status in statuses), include_archived)
+    scope = Scope.of(project, statuses, include_archived)
     tickets = scope.tickets()
     number = referenced_number(project=project, query=query)
     probe = _probe(scope, query, fields, number)
@@ -113,6 +113,10 @@ class Scope:
     status_ids: Sequence[int] = ()
     include_archived: bool = False
 
+    @classmethod
+    def of(cls, project: Project, statuses: Sequence[Status] = (), include_archived: bool = False) -> "Scope":
+        return cls(project.pk, tuple(status.pk for status in statuses), include_archived)
+
     def tickets(self) -> QuerySet[Ticket]:
         tickets = Ticket.objects.live().filter(project_id=self.project_id)
         if not self.include_archived:
@@ -120,11 +124,6 @@ class Scope:
         if self.status_ids:
             tickets = tickets.filter(any_of("status_id", self.status_ids))
         return tickets
-
-
-def searched_tickets(*, project: Project, statuses: Sequence[Status] = (),
-                     include_archived: bool = False) -> QuerySet[Ticket]:
-    return Scope(project.pk, tuple(status.pk for status in statuses), include_archived).tickets()
 
 
 def referenced_number(*, project: Project, query: str) -> int | None:
@@ -162,7 +161,7 @@ def _probe(scope: Scope, query: str, fields: set[str], number: int | None) -> Pr
     Whatever lookup was read in full also says which tickets of the page it matched: comment rows
     carry the comment's id and time, so the page needs no second search of its texts.
     """
-    pattern = f"%{connection.ops.prep_for_like_query(query)}%"
+    pattern = like_pattern(query)
     if connection.features.supports_slicing_ordering_in_compound:
         arguments = {"project": scope.project_id, "pattern": pattern}
         if scope.status_ids:
@@ -210,8 +209,7 @@ def _probe_lookups(tickets: QuerySet[Ticket], pattern: str, fields: set[str], nu
                                                                          *no_comment)
                for field, source in TEXT_SOURCES.items() if field in fields]
     if "comments" in fields:
-        lookups.append(Comment.objects.filter(Containing(F("message"), pattern), deleted_at__isnull=True,
-                                              ticket__in=tickets)
+        lookups.append(_comment_hits(pattern).filter(ticket__in=tickets)
                        .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
     lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
@@ -249,13 +247,19 @@ def _first_page(tickets: QuerySet[Ticket], query: str, fields: set[str], number:
     if "comments" in fields:
         # The second, always true, condition keeps PostgreSQL from hashing every comment hit of the
         # word up front (390 ms for a common one): it checks the comments of each ticket it walks.
-        others |= Exists(_comment_hits(query).filter(ticket=OuterRef("pk"), ticket_id__gte=OuterRef("pk")))
+        others |= Exists(_comment_hits(like_pattern(query)).filter(ticket=OuterRef("pk"), ticket_id__gte=OuterRef("pk")))
     rest = tickets.filter(others).exclude(head_filter).order_by("-updated_at", "-id").values_list("pk", flat=True)
     return head + list(rest[:SEARCH_LIMIT - len(head)])
 
 
-def _comment_hits(query: str) -> QuerySet[Comment]:
-    return Comment.objects.filter(deleted_at__isnull=True, message__icontains=query)
+def like_pattern(query: str) -> str:
+    """The LIKE pattern of `icontains` for `query`, for Containing."""
+    return f"%{connection.ops.prep_for_like_query(query)}%"
+
+
+def _comment_hits(pattern: str) -> QuerySet[Comment]:
+    """The shown comments whose message matches a like_pattern()."""
+    return Comment.objects.filter(Containing(F("message"), pattern), deleted_at__isnull=True)
 
 
 def _page_query(ticket_ids: list[int], columns: tuple[str, ...], hits: dict) -> QuerySet[Ticket]:
@@ -311,7 +315,7 @@ def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dic
     else:
         # The latest few hits per ticket, in one query whatever the number of tickets and comments.
         latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        rows = (_comment_hits(query).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
+        rows = (_comment_hits(like_pattern(query)).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
                 .filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
                 .values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
     by_ticket = defaultdict(list)
