@@ -19,11 +19,15 @@ def board_group(project_id: int) -> str:
     return f"project-{project_id}-board"
 
 
-def announce(*, project_id: int, frames: list[dict], actor: User) -> None:
-    """Number the frames, keep them, and publish them in one message once the current transaction commits."""
+def announce(*, project_id: int, frames: list[dict], actor: User, first_seq: int | None = None) -> None:
+    """Number the frames, keep them, and publish them in one message once the current transaction commits.
+
+    `first_seq`: the frames' numbers were already taken in this transaction, with another of the project's
+    counters in the same UPDATE (a ticket's creation takes its number and its frame's seq together).
+    """
     if not frames:
         return
-    first = reserve_seq(project_id=project_id, count=len(frames))
+    first = reserve_seq(project_id=project_id, count=len(frames)) if first_seq is None else first_seq
     actor_ref = {"id": actor.pk, "name": actor.display_name}
     frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": first + offset}
               for offset, frame in enumerate(frames)]
@@ -40,4 +44,4 @@ def reserve_seq(*, project_id: int, count: int) -> int:
     frames in the order they commit; it is the last lock a write takes, after its ticket rows.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
-    return Project.objects.advance_counter(project_id, "board_seq", count) - count + 1
+    return Project.objects.advance_counters(project_id, board_seq=count)["board_seq"] - count + 1

@@ -12,18 +12,20 @@ class EstimationMode(models.TextChoices):
 
 
 class ProjectQuerySet(models.QuerySet):
-    def advance_counter(self, project_id: int, counter: str, by: int = 1) -> int:
-        """Add `by` to one of the project's counters and answer its new value, in one statement.
+    def advance_counters(self, project_id: int, **steps: int) -> dict[str, int]:
+        """Add each step to its counter of the project and answer the new values, in one statement.
 
         The UPDATE holds the project row until the surrounding transaction ends: concurrent writers
         queue on it, so what they take is consecutive and follows commit order.
         """
         quote = connection.ops.quote_name
-        table, column = quote(self.model._meta.db_table), quote(self.model._meta.get_field(counter).column)
+        table = quote(self.model._meta.db_table)
+        columns = [quote(self.model._meta.get_field(counter).column) for counter in steps]
+        assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
         with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET {column} = {column} + %s WHERE id = %s RETURNING {column}",
-                           [by, project_id])
-            return cursor.fetchone()[0]
+            cursor.execute(f"UPDATE {table} SET {assignments} WHERE id = %s RETURNING {', '.join(columns)}",
+                           [*steps.values(), project_id])
+            return dict(zip(steps, cursor.fetchone(), strict=True))
 
 
 class Project(models.Model):

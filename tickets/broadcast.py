@@ -30,11 +30,12 @@ def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **
     announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
 
 
-def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User) -> None:
+def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User, seq: int) -> None:
     """The frame of a ticket just created, shaped from what its creation wrote (nothing read back while
-    the project row is locked)."""
+    the project row is locked), numbered `seq` (taken with the ticket's number)."""
     [shape] = ticket_shapes(selectors.new_ticket_rows(ticket=ticket, tags=tags, checklist_total=checklist_total))
-    announce(project_id=ticket.project_id, frames=[{"event": Event.TICKET_CREATED, "ticket": shape}], actor=actor)
+    announce(project_id=ticket.project_id, frames=[{"event": Event.TICKET_CREATED, "ticket": shape}], actor=actor,
+             first_seq=seq)
 
 
 def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:

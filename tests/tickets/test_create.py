@@ -1,5 +1,9 @@
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
+from events.models import ProjectEvent
 from projects.roles import Role
 from tests.factories import ProjectFactory, TagFactory, TicketFactory
 from tickets.models import Activity, Ticket
@@ -52,6 +56,36 @@ def test_a_new_ticket_goes_to_the_end_of_its_column(client_for, project, editor)
     TicketFactory(project=project, status=status_of(project, "todo"), sort_order=7)
     client_for(editor).post(create_url(project), {"title": "Last", "status": "todo"})
     assert Ticket.objects.get(title="Last").sort_order == 8
+
+
+def test_archived_and_deleted_tickets_do_not_hold_a_place_in_the_column(client_for, project, editor):
+    todo = status_of(project, "todo")
+    TicketFactory(project=project, status=todo, sort_order=3)
+    TicketFactory(project=project, status=todo, sort_order=40, archived_at=timezone.now())
+    TicketFactory(project=project, status=todo, sort_order=50, deleted_at=timezone.now())
+    TicketFactory(project=project, status=status_of(project, "review"), sort_order=60)
+    client_for(editor).post(create_url(project), {"title": "Next", "status": "todo"})
+    assert Ticket.objects.get(title="Next").sort_order == 4
+
+
+def test_the_first_ticket_of_a_column_is_at_position_zero(client_for, project, editor):
+    client_for(editor).post(create_url(project), {"title": "First", "status": "todo"})
+    assert Ticket.objects.get(title="First").sort_order == 0
+
+
+def test_a_creation_locks_the_project_row_once_for_its_number_and_its_frame(client_for, project, editor):
+    """Creations in one project queue on its row: one statement takes the number and the frame's seq."""
+    client = client_for(editor)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(create_url(project), {"title": "Counted"})
+    assert response.status_code == 201
+    touching_project = [query["sql"] for query in queries.captured_queries if "projects_project" in query["sql"]
+                        and ("UPDATE" in query["sql"] or "FOR " in query["sql"])]
+    assert len(touching_project) == 1
+    project.refresh_from_db()
+    event = ProjectEvent.objects.get(project=project)
+    assert (project.last_ticket_number, project.board_seq, event.seq, event.payload["ticket"]["prefix_ref"]) == (
+        1, 1, 1, "APL-1")
 
 
 def test_a_ticket_created_in_done_counts_for_velocity(client_for, project, editor):

@@ -23,7 +23,6 @@ from .lifecycle import (
     create_ticket,
     delete_ticket,
     move_ticket,
-    next_ticket_number,
     remove_tag_from_tickets,
     restore_ticket,
     sort_column,
@@ -37,6 +36,6 @@ __all__ = [
     "broadcast", "history", "attach_files", "delete_attachment", "add_blocker", "add_checklist_item", "add_comment",
     "delete_checklist_item", "delete_comment", "edit_comment", "remove_blocker", "rename_checklist_item",
     "sort_checklist", "toggle_checklist_item", "archive_ticket", "assign_user", "create_ticket", "delete_ticket",
-    "move_ticket", "next_ticket_number", "remove_tag_from_tickets", "restore_ticket", "sort_column",
+    "move_ticket", "remove_tag_from_tickets", "restore_ticket", "sort_column",
     "unarchive_ticket", "unassign_user", "update_ticket", "writable_ticket",
 ]

@@ -4,12 +4,12 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from core.queries import PreparedRows
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
@@ -21,36 +21,50 @@ from .locking import locked_ticket, writable_ticket
 UNCHANGED = object()
 
 
-def next_ticket_number(*, project: Project) -> int:
-    """Hand out the project's next ticket number.
+def take_number_and_seq(*, project: Project) -> tuple[int, int]:
+    """Hand out the project's next ticket number and the seq of the frame that announces the ticket.
 
-    The UPDATE locks the project row until the surrounding transaction ends, so concurrent
-    creations in one project queue here and numbers stay consecutive; the unique
-    constraint on (project, number) backs this up.
+    The one UPDATE locks the project row until the surrounding transaction ends, so concurrent
+    creations in one project queue here and numbers stay consecutive; the unique constraint on
+    (project, number) backs this up. Creations queue for as long as their transactions take after
+    this: what can happen before it does.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
-    return Project.objects.advance_counter(project.pk, "last_ticket_number")
+    counters = Project.objects.advance_counters(project.pk, last_ticket_number=1, board_seq=1)
+    return counters["last_ticket_number"], counters["board_seq"]
+
+
+# The position of a column's last ticket on the board (compiled once: it is read under the project row lock).
+_last_position = PreparedRows(lambda project, status: Ticket.objects.active().filter(
+    project_id=project, status_id=status).order_by("-sort_order").values_list("sort_order")[:1])
+
+
+def column_end(*, project_id: int, status: Status) -> int:
+    """The position after a column's last ticket; the caller holds the project row lock."""
+    last = _last_position(project=project_id, status=status.pk)
+    return last[0][0] + 1 if last else 0
 
 
 def next_sort_order(*, project_id: int, status: Status) -> int:
     """The end of a column, read under the project's row lock: two tickets entering one column at once
     queue here and never share a position. The project comes after any ticket the write has locked."""
     Project.objects.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
-    last = Ticket.objects.active().filter(project_id=project_id, status=status).aggregate(last=Max("sort_order"))
-    return 0 if last["last"] is None else last["last"] + 1
+    return column_end(project_id=project_id, status=status)
 
 
 def first_status(project: Project) -> Status:
     return project.statuses.order_by("sort_order", "id").first()
 
 
-def _entering(ticket: Ticket, status: Status) -> dict:
-    """The field values that put the ticket at the end of `status`, with `done_at` (velocity) in step."""
+def _entering(ticket: Ticket, status: Status, *, sort_order: int | None = None) -> dict:
+    """The field values that put the ticket at the end of `status` (at `sort_order` when the caller read
+    it already), with `done_at` (velocity) in step."""
     was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
     is_done = status.category == StatusCategory.DONE
     return {
         "status": status,
-        "sort_order": next_sort_order(project_id=ticket.project_id, status=status),
+        "sort_order": next_sort_order(project_id=ticket.project_id, status=status) if sort_order is None
+        else sort_order,
         "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
     }
 
@@ -75,12 +89,12 @@ def create_ticket(
     checklist: list[str] = (), tags: list[Tag] = (),
 ) -> Ticket:
     status = status or first_status(project)  # read before the project row is locked: it queues creations
+    number, seq = take_number_and_seq(project=project)
     ticket = Ticket(
-        project=project, number=next_ticket_number(project=project), title=title, description=description,
-        type=type, priority=priority, deadline=deadline, story_points=story_points,
-        estimated_hours=estimated_hours, created_by=actor,
+        project=project, number=number, title=title, description=description, type=type, priority=priority,
+        deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
     )
-    for field, value in _entering(ticket, status).items():
+    for field, value in _entering(ticket, status, sort_order=column_end(project_id=project.pk, status=status)).items():
         setattr(ticket, field, value)
     ticket.save()
     if tags:
@@ -95,7 +109,7 @@ def create_ticket(
     if checklist:
         changes["checklist"] = {"old": [], "new": list(checklist)}
     history.record(ticket=ticket, actor=actor, action=Action.CREATED, changes=changes)
-    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor)
+    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor, seq=seq)
     return ticket
 
 
