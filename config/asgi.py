@@ -1,10 +1,14 @@
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_app = get_asgi_application()  # set up Django before importing consumers
+django.setup(set_prefix=False)  # before importing consumers, as django.core.asgi.get_asgi_application() does
+
+from config.handler import SyncStackASGIHandler  # noqa: E402
+
+django_asgi_app = SyncStackASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

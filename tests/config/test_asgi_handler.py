@@ -1,0 +1,87 @@
+"""HTTP through the ASGI application as a server calls it: Django's middleware and our views as one
+synchronous stack, entered once from the event loop (config/handler.py)."""
+
+import asyncio
+import json
+import threading
+
+import pytest
+from asgiref.sync import AsyncToSync
+from channels.db import database_sync_to_async
+
+from accounts.services import issue_token
+from config.asgi import application
+from projects.views import ProjectCollectionViewSet
+
+
+async def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[dict, bytes]:
+    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
+             "client": ("127.0.0.1", 40000), "server": ("testserver", 443)}
+    requests = [{"type": "http.request", "body": b"", "more_body": False}]
+    sent = []
+
+    async def receive():
+        if requests:
+            return requests.pop()
+        await asyncio.Future()  # the client stays: Django's watch for a disconnect is cancelled after the answer
+
+    async def send(message):
+        sent.append(message)
+
+    await application(scope, receive, send)
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    return start, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+
+
+@pytest.fixture
+def hops_to_the_loop(monkeypatch):
+    """Every time synchronous code hands work back to the event loop, the thread it did so from."""
+    threads = []
+    original = AsyncToSync.__call__
+
+    def counted(self, *args, **kwargs):
+        threads.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncToSync, "__call__", counted)
+    return threads
+
+
+@pytest.fixture
+def view_threads(monkeypatch):
+    threads = []
+    original = ProjectCollectionViewSet.list
+
+    def recorded(self, request):
+        threads.append(threading.get_ident())
+        return original(self, request)
+
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", recorded)
+    return threads
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_request_runs_its_middleware_and_view_without_going_back_to_the_loop(
+        manager, hops_to_the_loop, view_threads):
+    _, plain = await database_sync_to_async(issue_token)(user=manager)
+    start, body = await asgi_get("/api/v1/projects", [(b"authorization", f"Bearer {plain}".encode())])
+
+    assert start["status"] == 200
+    assert [project["name"] for project in json.loads(body)["projects"]] == ["Apollo"]
+    headers = {key.lower(): value for key, value in start["headers"]}
+    assert (headers[b"content-type"], headers[b"x-content-type-options"]) == (b"application/json", b"nosniff")
+    assert b"x-ratelimit-remaining" in headers  # the middleware ran around the view
+    assert len(view_threads) == 1 and view_threads[0] != threading.get_ident()
+    assert hops_to_the_loop == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_errors_are_still_answered_by_the_stack(hops_to_the_loop):
+    start, body = await asgi_get("/api/v1/projects")
+    assert start["status"] == 401 and "error" in json.loads(body)
+    start, body = await asgi_get("/api/v1/no-such-thing")
+    assert start["status"] == 404 and "error" in json.loads(body)
+    assert hops_to_the_loop == []
