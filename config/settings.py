@@ -135,7 +135,11 @@ def database_config() -> dict:
         # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool. The
         # health checks stay on: the pool then checks a connection before handing it out.
         config["CONN_MAX_AGE"] = 0
-        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool()}
+        # Statements bound by the server (core.queries: the lookups and reads every request makes) are
+        # prepared on a connection from their second run; the ORM's cursors bind on the client and are
+        # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the
+        # connections of psycopg's pool never pass through.
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(), "prepare_threshold": 1}
     return config
 
 

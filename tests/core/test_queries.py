@@ -98,12 +98,42 @@ def test_an_argument_may_reach_the_sql_more_than_once(project):
     assert prepared(ticket=second.pk) == [(second.pk,)]
 
 
-def test_rows_together_are_each_query_s_rows_in_one_round_trip_on_postgresql(project, django_assert_num_queries):
+@pytest.fixture
+def pipelines(monkeypatch):
+    """How many times psycopg's connections went into pipeline mode (one round trip each)."""
+    from psycopg import Connection
+
+    entered = []
+    original = Connection.pipeline
+
+    def counted(self):
+        entered.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Connection, "pipeline", counted)
+    return entered
+
+
+def test_rows_together_are_each_query_s_rows(project, django_assert_num_queries):
     ticket = TicketFactory(project=project)
     ChecklistItemFactory(ticket=ticket, done=True)
     numbers = PreparedRows(lambda ticket: Ticket.objects.filter(pk=ticket).values_list("number"))
     items = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket).values_list("done"))
-    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
+    with django_assert_num_queries(3):
         found = rows_together((numbers, {"ticket": ticket.pk}), (items, {"ticket": ticket.pk}),
                               (numbers, {"ticket": 10**6}))
     assert found == [[(ticket.number,)], [(True,)], []]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements and pipelines: PostgreSQL")
+def test_on_postgresql_they_are_prepared_statements_sent_in_one_round_trip(project, pipelines):
+    ticket = TicketFactory(project=project)
+    items = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket).values_list("done"))
+    titles = PreparedRows(lambda ticket: Ticket.objects.filter(pk=ticket).values_list("title"))
+    for _ in range(2):  # prepared from the second run on (settings: prepare_threshold)
+        assert rows_together((items, {"ticket": ticket.pk}), (titles, {"ticket": ticket.pk})) == [[], [(ticket.title,)]]
+    assert len(pipelines) == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = " ".join(statement for (statement,) in cursor.fetchall())
+    assert '"tickets_checklistitem"."done"' in prepared and '"tickets_ticket"."title"' in prepared
