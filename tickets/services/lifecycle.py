@@ -26,8 +26,8 @@ def take_number_and_seq(*, project: Project) -> tuple[int, int]:
 
     The one UPDATE locks the project row until the surrounding transaction ends, so concurrent
     creations in one project queue here and numbers stay consecutive; the unique constraint on
-    (project, number) backs this up. Creations queue for as long as their transactions take after
-    this: what can happen before it does.
+    (project, number) backs this up. Creations queue for the rest of their transaction: what does not
+    need the lock comes before this call.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
     counters = Project.objects.advance_counters(project.pk, last_ticket_number=1, board_seq=1)
@@ -56,15 +56,13 @@ def first_status(project: Project) -> Status:
     return project.statuses.order_by("sort_order", "id").first()
 
 
-def _entering(ticket: Ticket, status: Status, *, sort_order: int | None = None) -> dict:
-    """The field values that put the ticket at the end of `status` (at `sort_order` when the caller read
-    it already), with `done_at` (velocity) in step."""
+def _entering(ticket: Ticket, status: Status, *, end_of_column: int) -> dict:
+    """The field values that put the ticket in `status` at `end_of_column`, with `done_at` (velocity) in step."""
     was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
     is_done = status.category == StatusCategory.DONE
     return {
         "status": status,
-        "sort_order": next_sort_order(project_id=ticket.project_id, status=status) if sort_order is None
-        else sort_order,
+        "sort_order": end_of_column,
         "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
     }
 
@@ -94,7 +92,9 @@ def create_ticket(
         project=project, number=number, title=title, description=description, type=type, priority=priority,
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
     )
-    for field, value in _entering(ticket, status, sort_order=column_end(project_id=project.pk, status=status)).items():
+    # The number's UPDATE holds the project row already: the column's end is read without locking it again.
+    end_of_column = column_end(project_id=project.pk, status=status)
+    for field, value in _entering(ticket, status, end_of_column=end_of_column).items():
         setattr(ticket, field, value)
     ticket.save()
     if tags:
@@ -147,7 +147,8 @@ def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
     from_status = ticket.status
     if from_status == status:
         return ticket
-    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, _entering(ticket, status),
+    entering = _entering(ticket, status, end_of_column=next_sort_order(project_id=ticket.project_id, status=status))
+    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, entering,
                     from_status=from_status.slug, to_status=status.slug)
     notification_rules.ticket_moved(ticket=ticket, actor=actor)
     return ticket
