@@ -66,6 +66,13 @@ class Ticket(models.Model):
             models.Index(fields=["project", "-archived_at"], name="ticket_archived_idx"),
             models.Index(fields=["project", "-updated_at"], name="ticket_updated_idx"),
             models.Index(fields=["project", "done_at"], name="ticket_done_idx"),
+            # A column's end (the position a created or moved ticket takes), read under the project's row
+            # lock: a backward scan of one entry whatever the column's size. Keyed by the status, which
+            # belongs to one project, so that the planner finds it even without statistics of a new
+            # project's statuses (the board index, led by the project, then lost to a filtered scan of the
+            # whole project).
+            models.Index(fields=["status", "sort_order"], condition=Q(archived_at__isnull=True, deleted_at__isnull=True),
+                         name="ticket_column_end_idx"),
         ]
 
     def __str__(self) -> str:

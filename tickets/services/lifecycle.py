@@ -34,14 +34,15 @@ def take_number_and_seq(*, project: Project) -> tuple[int, int]:
     return counters["last_ticket_number"], counters["board_seq"]
 
 
-# The position of a column's last ticket on the board (compiled once: it is read under the project row lock).
-_last_position = PreparedRows(lambda project, status: Ticket.objects.active().filter(
-    project_id=project, status_id=status).order_by("-sort_order").values_list("sort_order")[:1])
+# The position of a column's last ticket on the board (compiled once: it is read under the project row lock,
+# through ticket_column_end_idx).
+_last_position = PreparedRows(lambda status: Ticket.objects.active().filter(status_id=status)
+                              .order_by("-sort_order").values_list("sort_order")[:1])
 
 
-def column_end(*, project_id: int, status: Status) -> int:
+def column_end(*, status: Status) -> int:
     """The position after a column's last ticket; the caller holds the project row lock."""
-    last = _last_position(project=project_id, status=status.pk)
+    last = _last_position(status=status.pk)
     return last[0][0] + 1 if last else 0
 
 
@@ -49,7 +50,7 @@ def next_sort_order(*, project_id: int, status: Status) -> int:
     """The end of a column, read under the project's row lock: two tickets entering one column at once
     queue here and never share a position. The project comes after any ticket the write has locked."""
     Project.objects.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
-    return column_end(project_id=project_id, status=status)
+    return column_end(status=status)
 
 
 def first_status(project: Project) -> Status:
@@ -93,7 +94,7 @@ def create_ticket(
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
     )
     # The number's UPDATE holds the project row already: the column's end is read without locking it again.
-    end_of_column = column_end(project_id=project.pk, status=status)
+    end_of_column = column_end(status=status)
     for field, value in _entering(ticket, status, end_of_column=end_of_column).items():
         setattr(ticket, field, value)
     ticket.save()
