@@ -129,15 +129,17 @@ def _prepared_statements_rows(connection, bound: list[tuple[_Compiled, list]]) -
 class PreparedLookup:
     """The one instance of `model` that `where(queryset, **arguments)` selects (or None), with the foreign
     keys named in `related` loaded as select_related() would load them: compiled once like PreparedRows,
-    for the lookups every API request makes (token, membership, ticket). `where` must filter on a unique
-    key: the query asks for one row, without ORDER BY.
+    for the lookups every API request makes (token, membership, ticket). `where` filters on a unique key,
+    and the query asks for one row without ORDER BY; or, given `first_by` (fields as order_by() takes
+    them), the query answers the first row in that order.
     """
 
-    def __init__(self, model: type[Model], where: Callable[..., QuerySet], related: tuple[str, ...] = ()):
+    def __init__(self, model: type[Model], where: Callable[..., QuerySet], related: tuple[str, ...] = (),
+                 first_by: tuple[str, ...] = ()):
         self.model, self.related = model, related
         self.parts = [(model, "")] + [(model._meta.get_field(name).related_model, f"{name}__") for name in related]
         columns = [prefix + field.attname for part, prefix in self.parts for field in part._meta.concrete_fields]
-        self.rows = PreparedRows(lambda **arguments: where(model.objects.all(), **arguments).order_by()
+        self.rows = PreparedRows(lambda **arguments: where(model.objects.all(), **arguments).order_by(*first_by)
                                  .values_list(*columns)[:1])
 
     def __call__(self, **arguments: int | str) -> Model | None:

@@ -34,6 +34,8 @@ class ProjectTagsField(serializers.ListField):
 
     def to_internal_value(self, data):
         ids = list(dict.fromkeys(super().to_internal_value(data)))
+        if not ids:
+            return []
         tags = list(Tag.objects.filter(project=self.context["project"], pk__in=ids))
         missing = set(ids) - {tag.pk for tag in tags}
         if missing:

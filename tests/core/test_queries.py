@@ -8,6 +8,7 @@ from accounts.models import ApiToken
 from accounts.services import issue_token
 from core.lookups import any_of
 from core.queries import PreparedLookup, PreparedRows, rows_together
+from projects.models import Status
 from tests.factories import BlockerFactory, ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
 
@@ -68,6 +69,20 @@ def test_a_lookup_gives_the_instance_and_its_related_ones_as_select_related_does
     assert field_values(found.user) == field_values(expected.user)
     assert not found._state.adding and found._state.db == "default"
     assert lookup(digest="0" * 64) is None
+
+
+def test_a_lookup_by_order_gives_the_first_row_as_first_does(project):
+    statuses = project.statuses.all()
+    lookup = PreparedLookup(Status, lambda statuses, project: statuses.filter(project_id=project),
+                            first_by=("sort_order", "id"))
+    statuses.update(sort_order=5)  # a tie: the lowest id
+    statuses.filter(slug="done").update(sort_order=1)
+    for expected_slug in ("done", "todo"):
+        found = lookup(project=project.pk)
+        assert field_values(found) == field_values(statuses.order_by("sort_order", "id").first())
+        assert found.slug == expected_slug
+        statuses.filter(slug="todo").update(sort_order=0)
+    assert lookup(project=10**6) is None
 
 
 def test_a_found_instance_reads_and_saves_like_any_other(manager, django_assert_num_queries):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
-from core.queries import PreparedRows
+from core.queries import PreparedLookup, PreparedRows
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
@@ -53,8 +53,13 @@ def next_sort_order(*, project_id: int, status: Status) -> int:
     return column_end(status=status)
 
 
+# Compiled once: every creation without a status reads it.
+_first_status = PreparedLookup(Status, lambda statuses, project: statuses.filter(project_id=project),
+                               first_by=("sort_order", "id"))
+
+
 def first_status(project: Project) -> Status:
-    return project.statuses.order_by("sort_order", "id").first()
+    return _first_status(project=project.pk)
 
 
 def _entering(ticket: Ticket, status: Status, *, end_of_column: int) -> dict:
