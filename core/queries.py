@@ -112,6 +112,7 @@ def _prepared_statements_rows(connection, bound: list[tuple[_Compiled, list]]) -
 
     connection.ensure_connection()
     with connection.wrap_database_errors:
+        # Wrapped as Django wraps its own cursors: the query log, execute wrappers and query counts see them.
         cursors = [connection._prepare_cursor(ServerBindingCursor(connection.connection)) for _ in bound]
         try:
             if len(bound) == 1:
