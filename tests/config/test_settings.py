@@ -45,7 +45,7 @@ def test_postgres_and_redis_urls():
 
 def test_postgres_gets_a_connection_pool_and_no_persistent_connections():
     found = settings_under({"DATABASE_URL": "postgres://app@db.internal:5432/tracker?application_name=tracker-web"})
-    assert found["db"]["OPTIONS"] == {"application_name": "tracker-web",
+    assert found["db"]["OPTIONS"] == {"application_name": "tracker-web", "prepare_threshold": 1,
                                       "pool": {"min_size": 2, "max_size": 10, "timeout": 10.0}}
     assert (found["db"]["CONN_MAX_AGE"], found["db"]["CONN_HEALTH_CHECKS"]) == (0, True)
 
