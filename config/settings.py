@@ -132,9 +132,11 @@ def database_config() -> dict:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
     elif config["ENGINE"] == "django.db.backends.postgresql":
-        # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool. The
-        # health checks stay on: the pool then checks a connection before handing it out.
-        config["CONN_MAX_AGE"] = 0
+        # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool. Our
+        # backend (config/postgresql) gives the pool a health check that skips connections returned moments
+        # ago; Django's, which checks every time, is off.
+        config["ENGINE"] = "config.postgresql"
+        config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, False
         # Statements bound by the server (core.queries: the lookups and reads every request makes) are
         # prepared on a connection from their second run; the ORM's cursors bind on the client and are
         # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the

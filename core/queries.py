@@ -144,7 +144,14 @@ class PreparedLookup:
                                  .values_list(*columns)[:1])
 
     def __call__(self, **arguments: int | str) -> Model | None:
-        rows = self.rows(**arguments)
+        return self.instance(self.rows(**arguments))
+
+    def call(self, **arguments: int | str) -> tuple[PreparedRows, dict]:
+        """The lookup as rows_together() takes it, to run in the round trip of other reads: instance() then
+        turns its rows into what calling the lookup would have answered."""
+        return self.rows, arguments
+
+    def instance(self, rows: list[tuple]) -> Model | None:
         if not rows:
             return None
         values, instances = iter(rows[0]), []

@@ -8,15 +8,16 @@ from core.queries import PreparedLookup
 
 from .models import Membership, Project, Status, Tag
 
-# Every project-scoped request makes this lookup: compiled once.
-_membership_with_project = PreparedLookup(
+# Every project-scoped request makes this lookup: compiled once. Views that read more before their handler
+# runs send it in the same round trip (tickets.selectors.ticket_scope).
+membership_with_project = PreparedLookup(
     Membership, lambda memberships, user, project: memberships.filter(user_id=user, project_id=project),
     related=("project",))
 
 
 def membership_for(*, user: User, project_id: int) -> Membership:
     """The caller's membership with its project; a missing project and a non-member look the same."""
-    membership = _membership_with_project(user=user.pk, project=project_id)
+    membership = membership_with_project(user=user.pk, project=project_id)
     if membership is None:
         raise Http404("project not found")
     return membership

@@ -36,7 +36,8 @@ class ProjectScopedViewSet(ViewSet):
     the view's role table (403). The handler then only validates its body (422) and calls a service.
 
     A view declares how: `find_object()` for the object its URL names, and `project_of` when the
-    project is reached through that object rather than `{project_id}` in the URL.
+    project is reached through that object rather than `{project_id}` in the URL; or it overrides
+    `find_membership()` too, to read both (and what its handler needs) in one round trip.
     """
 
     permission_classes = [IsAuthenticated, HasProjectRole]
@@ -63,12 +64,16 @@ class ProjectScopedViewSet(ViewSet):
     def object(self):
         return self.find_object()
 
+    def find_membership(self, project_id: int) -> Membership:
+        """The caller's membership of the project (raising Http404 when there is none)."""
+        return selectors.membership_for(user=self.request.user, project_id=project_id)
+
     @cached_property
     def membership(self) -> Membership:
         project_id = (attrgetter(self.project_of)(self.object) if self.project_of is not None
                       else self.kwargs["project_id"])
         try:
-            return selectors.membership_for(user=self.request.user, project_id=project_id)
+            return self.find_membership(project_id)
         except Http404:
             raise Http404(self.not_found_message) from None
 

@@ -1,9 +1,11 @@
 import asyncio
 import uuid
+from contextlib import contextmanager
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import connection
 
 from accounts.services import issue_token
 from projects.roles import Role
@@ -29,6 +31,27 @@ def _test_server(settings):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def pipelines(monkeypatch):
+    """One entry per time psycopg's connections went into pipeline mode (one round trip each): the number of
+    statements sent in it, which are counted while django_assert_num_queries (or CaptureQueriesContext)
+    records them."""
+    from psycopg import Connection
+
+    sent = []
+    original = Connection.pipeline
+
+    @contextmanager
+    def counted(self):
+        before = len(connection.queries_log)
+        with original(self) as pipeline:
+            yield pipeline
+        sent.append(len(connection.queries_log) - before)
+
+    monkeypatch.setattr(Connection, "pipeline", counted)
+    return sent
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from django.utils import timezone
 from accounts.models import User
 from core.queries import PreparedLookup, PreparedRows, rows_together
 from core.time import timestamp
-from projects.models import Project, StatusCategory, Tag
+from projects.models import Membership, Project, StatusCategory, Tag
+from projects.selectors import membership_with_project
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
 
@@ -168,16 +169,6 @@ _live_ticket_by_number = PreparedLookup(
     related=("status", "created_by"))
 
 
-def ticket_in_project(*, project: Project, number: int) -> Ticket:
-    """A live (not deleted) ticket of the project by its number; archived ones included."""
-    # The caller's project rather than a join to it.
-    ticket = _live_ticket_by_number(project=project.pk, number=number)
-    if ticket is None:
-        raise Http404("ticket not found")
-    ticket.project = project
-    return ticket
-
-
 def live_ticket(*, ticket_id: int) -> Ticket:
     """A live ticket by its global id, for views that reach the project through it."""
     ticket = Ticket.objects.live().select_related("project", "status").filter(pk=ticket_id).first()
@@ -213,27 +204,51 @@ class TicketParts:
     attachments: list[tuple]  # id, ticket_id, original_name, filesize, mime_type
 
 
-# The parts of a ticket's detail: one plain query each, compiled once (every detail runs all six).
-_tag_rows = PreparedRows(lambda ticket: Tag.objects.filter(tickets__id=ticket).order_by("sort_order", "id")
-                         .values_list("id", "name", "color"))
-_assignee_rows = PreparedRows(lambda ticket: User.objects.filter(assigned_tickets__id=ticket).order_by("id")
-                              .values_list("id", "name", "username"))
-_checklist_rows = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket)
-                               .order_by("sort_order", "id").values_list("id", "text", "done"))
-_comment_rows = PreparedRows(lambda ticket: Comment.objects.filter(ticket_id=ticket, deleted_at__isnull=True)
-                             .order_by("created_at", "id").annotate(created=UtcTimestamp("created_at"))
-                             .values_list("id", "message", "author_id", "author__name", "author__username",
-                                          "created"))
-_blocker_rows = PreparedRows(lambda ticket: _live_blocker_links().filter(ticket_id=ticket).values_list(
+# The parts of a ticket's detail, found by project and number: one plain query each, compiled once (every
+# detail runs all six, in the round trip of its membership and ticket).
+_tag_rows = PreparedRows(lambda project, number: Tag.objects.filter(
+    tickets__project_id=project, tickets__number=number).order_by("sort_order", "id").values_list("id", "name", "color"))
+_assignee_rows = PreparedRows(lambda project, number: User.objects.filter(
+    assigned_tickets__project_id=project, assigned_tickets__number=number).order_by("id")
+    .values_list("id", "name", "username"))
+_checklist_rows = PreparedRows(lambda project, number: ChecklistItem.objects.filter(
+    ticket__project_id=project, ticket__number=number).order_by("sort_order", "id").values_list("id", "text", "done"))
+_comment_rows = PreparedRows(lambda project, number: Comment.objects.filter(
+    ticket__project_id=project, ticket__number=number, deleted_at__isnull=True).order_by("created_at", "id")
+    .annotate(created=UtcTimestamp("created_at"))
+    .values_list("id", "message", "author_id", "author__name", "author__username", "created"))
+_blocker_rows = PreparedRows(lambda project, number: _live_blocker_links().filter(
+    ticket__project_id=project, ticket__number=number).values_list(
     "blocker_id", "blocker__title", "blocker__status__slug", "blocker__number"))
-_attachment_rows = PreparedRows(lambda ticket: _shown_attachments().filter(ticket_id=ticket).order_by("id")
-                                .values_list("id", "ticket_id", "original_name", "filesize", "mime_type"))
+_attachment_rows = PreparedRows(lambda project, number: _shown_attachments().filter(
+    ticket__project_id=project, ticket__number=number).order_by("id")
+    .values_list("id", "ticket_id", "original_name", "filesize", "mime_type"))
+_PARTS = (_tag_rows, _assignee_rows, _checklist_rows, _comment_rows, _blocker_rows, _attachment_rows)
 
 
-def ticket_parts(*, ticket: Ticket) -> TicketParts:
-    """The parts of a ticket found by ticket_in_project, as plain rows: no model instance per row."""
-    return TicketParts(*rows_together(*((part, {"ticket": ticket.pk}) for part in (
-        _tag_rows, _assignee_rows, _checklist_rows, _comment_rows, _blocker_rows, _attachment_rows))))
+@dataclass(frozen=True)
+class TicketScope:
+    """What a request on `/projects/{project_id}/tickets/{number}` reads before its handler runs: the
+    caller's membership (None for a non-member), the live ticket, archived ones included (None when there
+    is none), and for the ticket's detail its parts."""
+
+    membership: Membership | None
+    ticket: Ticket | None
+    parts: TicketParts | None
+
+
+def ticket_scope(*, user: User, project_id: int, number: int, parts: bool) -> TicketScope:
+    """The TicketScope of a request, read in one round trip on PostgreSQL. The ticket and its parts are
+    read whether or not the caller is a member; the view answers 404 before it shows any of them."""
+    ticket_key = {"project": project_id, "number": number}
+    calls = [membership_with_project.call(user=user.pk, project=project_id),
+             _live_ticket_by_number.call(**ticket_key), *((part, ticket_key) for part in _PARTS if parts)]
+    membership_rows, ticket_rows, *part_rows = rows_together(*calls)
+    membership = membership_with_project.instance(membership_rows)
+    ticket = _live_ticket_by_number.instance(ticket_rows)
+    if membership is not None and ticket is not None:
+        ticket.project = membership.project
+    return TicketScope(membership, ticket, TicketParts(*part_rows) if parts else None)
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:

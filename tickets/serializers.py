@@ -258,7 +258,7 @@ def _list_shape(pk, number, prefix, title, status, type_, priority, deadline, ta
 
 
 def ticket_detail_shape(ticket: Ticket, parts: TicketParts) -> dict:
-    """The shape TicketDetailOutput declares, from a ticket of ticket_in_project and its parts' rows."""
+    """The shape TicketDetailOutput declares, from the ticket and parts of a TicketScope."""
     return {
         **_list_shape(ticket.pk, ticket.number, ticket.project.prefix, ticket.title, ticket.status.slug, ticket.type,
                       ticket.priority, ticket.deadline,

@@ -1,4 +1,7 @@
+from functools import cached_property
+
 from django.conf import settings
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -10,6 +13,7 @@ from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
 from core.time import timestamp
 from projects import selectors as project_selectors
+from projects.models import Membership
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.serializers import MemberOutput, TagOutput
@@ -148,8 +152,20 @@ class TicketViewSet(ProjectScopedViewSet):
                       "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER,
                       "destroy": OwnerOr(Role.MANAGER, owners=lambda ticket: {ticket.created_by_id})}
 
+    @cached_property
+    def scope(self) -> selectors.TicketScope:
+        return selectors.ticket_scope(user=self.request.user, project_id=self.kwargs["project_id"],
+                                      number=self.kwargs["number"], parts=self.action == "retrieve")
+
+    def find_membership(self, project_id: int) -> Membership:
+        if self.scope.membership is None:
+            raise Http404
+        return self.scope.membership
+
     def find_object(self) -> Ticket:
-        return selectors.ticket_in_project(project=self.project, number=self.kwargs["number"])
+        if self.scope.ticket is None:
+            raise Http404("ticket not found")
+        return self.scope.ticket
 
     @property
     def ticket(self) -> Ticket:
@@ -159,7 +175,7 @@ class TicketViewSet(ProjectScopedViewSet):
                               **error_responses(401, 404)})
     def retrieve(self, request, project_id, number):
         """Get a ticket."""
-        return Response({"ticket": ticket_detail_shape(self.ticket, selectors.ticket_parts(ticket=self.ticket))})
+        return Response({"ticket": ticket_detail_shape(self.ticket, self.scope.parts)})
 
     @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def update(self, request, project_id, number):

@@ -113,22 +113,6 @@ def test_an_argument_may_reach_the_sql_more_than_once(project):
     assert prepared(ticket=second.pk) == [(second.pk,)]
 
 
-@pytest.fixture
-def pipelines(monkeypatch):
-    """How many times psycopg's connections went into pipeline mode (one round trip each)."""
-    from psycopg import Connection
-
-    entered = []
-    original = Connection.pipeline
-
-    def counted(self):
-        entered.append(self)
-        return original(self)
-
-    monkeypatch.setattr(Connection, "pipeline", counted)
-    return entered
-
-
 def test_rows_together_are_each_query_s_rows(project, django_assert_num_queries):
     ticket = TicketFactory(project=project)
     ChecklistItemFactory(ticket=ticket, done=True)

@@ -4,6 +4,7 @@ from datetime import date, timedelta
 from datetime import timezone as dt_timezone
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from projects.roles import Role
@@ -140,6 +141,23 @@ class TestDetail:
     def test_non_member_404_and_anonymous_401(self, client_for, anonymous, ticket, outsider):
         assert client_for(outsider).get(ticket_url(ticket)).status_code == 404
         assert anonymous.get(ticket_url(ticket)).status_code == 401
+
+    def test_a_non_member_learns_nothing_of_the_project_s_tickets(self, client_for, ticket, outsider):
+        api = client_for(outsider)
+        answers = [api.get(url) for url in (ticket_url(ticket), f"/api/v1/projects/{ticket.project_id}/tickets/9999",
+                                            f"/api/v1/projects/{10**9}/tickets/{ticket.number}")]
+        assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
+    def test_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
+                                                                django_assert_num_queries):
+        ticket = TicketFactory(project=project)
+        api = client_for(editor)
+        api.get(ticket_url(ticket))  # the token's first use is recorded
+        pipelines.clear()
+        with django_assert_num_queries(9):  # the token; then membership, ticket and six parts
+            assert api.get(ticket_url(ticket)).status_code == 200
+        assert pipelines == [8]
 
     def test_fixed_query_count(self, client_for, project, manager, editor, django_assert_max_num_queries):
         ticket = TicketFactory(project=project)
