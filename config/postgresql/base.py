@@ -33,7 +33,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def pool(self):
         options = self.settings_dict["OPTIONS"].get("pool")
         if options and self.alias != NO_DB_ALIAS and self.alias not in self._connection_pools:
-            # Built as Django builds it (its checks of the settings run in super().pool), with our check.
+            # Built as Django builds it, with our check (config/settings.py keeps CONN_MAX_AGE at 0, as Django
+            # requires with a pool).
             pool = ConnectionPool(kwargs={**self.get_connection_params(), "autocommit": True}, open=False,
                                   configure=self._configure_connection, check=check_unless_just_used,
                                   **({} if options is True else options))
