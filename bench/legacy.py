@@ -54,7 +54,7 @@ def board_tickets(tickets):
 
 
 def ticket_detail(ticket) -> dict:
-    """A ticket of a TicketScope in full, rendered by DRF from prefetched objects."""
+    """A ticket (with its project, status and creator) in full, rendered by DRF from prefetched objects."""
     prefetch_related_objects(
         [ticket],
         ordered_tags(),

@@ -7,6 +7,7 @@ pool are safe to share between threads, and a forked worker's pool reconnects by
 """
 
 import threading
+from collections.abc import Callable
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
@@ -44,11 +45,34 @@ class SharedRedisCache(RedisCache):
                 client = _clients.setdefault(key, self._class(self._servers, **self._options))
         return client
 
-    def incr_expiring(self, key: str, timeout: int) -> int:
-        """Add one to the counter at `key`, which starts at 1 and expires `timeout` seconds after that: one
-        round trip, where Django's add() and incr() take two. No MULTI/EXEC around the two commands: should
-        the expiry be lost, the next count sets it."""
+    def start_incr_expiring(self, key: str, timeout: int) -> Callable[[], int]:
+        """Add one to the counter at `key`, which starts at 1 and expires `timeout` seconds after that, in one
+        round trip (Django's add() and incr() take two) that can overlap other work: the commands leave now,
+        and the function returned waits for the count. It must be called: it gives the connection back.
+
+        No MULTI/EXEC around the two commands: should the expiry be lost, the next count sets it.
+        """
         key = self.make_and_validate_key(key)
-        with self._cache.get_client(key, write=True).pipeline(transaction=False) as pipe:
-            count, _ = pipe.incr(key).expire(key, timeout, nx=True).execute()
+        pool = self._cache.get_client(key, write=True).connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_packed_command(connection.pack_commands([("INCR", key), ("EXPIRE", key, timeout, "NX")]))
+        except BaseException:
+            _discard(pool, connection)
+            raise
+
+        def count() -> int:
+            try:
+                count, _ = connection.read_response(), connection.read_response()
+            except BaseException:
+                _discard(pool, connection)  # a reply may be left unread on it
+                raise
+            pool.release(connection)
+            return count
+
         return count
+
+
+def _discard(pool, connection) -> None:
+    connection.disconnect()
+    pool.release(connection)

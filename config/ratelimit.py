@@ -1,8 +1,8 @@
-"""API rate limits (decisions.md, "rate limits"): a fixed one-minute window per token for requests that
-carry a valid token, per client address for every other request under /api/ (no token, a malformed or an
-invalid one: invalid-token floods count against their address). Each request charges one counter in
-Django's default cache, Redis when REDIS_URL is set, so every server process counts together; every API
-answer tells the client where it stands in `X-RateLimit-*` headers.
+"""API rate limits (decisions.md, "rate limits"): a fixed one-minute window per token (counted by its
+digest) for requests that carry a valid token, per client address for every other request under /api/
+(no token, a malformed or an invalid one: invalid-token floods count against their address). Each request
+charges one counter in Django's default cache, Redis when REDIS_URL is set, so every server process counts
+together; every API answer tells the client where it stands in `X-RateLimit-*` headers.
 
 The client address is REMOTE_ADDR. Behind a proxy the server sets it from X-Forwarded-For only when the
 proxy is one of its trusted addresses (gunicorn/uvicorn `--forwarded-allow-ips`), never from a header
@@ -11,6 +11,7 @@ any client could send. IPv6 clients count per /64, the block one subscriber usua
 
 import ipaddress
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -43,16 +44,27 @@ class Quota:
 
 
 def charge(bucket: str, limit: int) -> Quota:
+    return start_charge(bucket, limit)()
+
+
+def start_charge(bucket: str, limit: int) -> Callable[[], Quota]:
+    """charge() in two halves: the count is sent now, and the function returned reads the quota, so that
+    the round trip to Redis can overlap other work. The function must be called."""
     window = int(time.time()) // WINDOW_SECONDS
-    count = increment(f"ratelimit:{bucket}:{window}", WINDOW_SECONDS)
-    return Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS)
+    count = start_increment(f"ratelimit:{bucket}:{window}", WINDOW_SECONDS)
+    return lambda: Quota(limit=limit, count=count(), reset_at=(window + 1) * WINDOW_SECONDS)
 
 
-def increment(key: str, timeout: int) -> int:
+def start_increment(key: str, timeout: int) -> Callable[[], int]:
     # `cache` is a proxy: an isinstance() check on it would never see the Redis cache behind it.
-    incr_expiring = getattr(cache, "incr_expiring", None)
-    if incr_expiring is not None:
-        return incr_expiring(key, timeout)
+    start_incr_expiring = getattr(cache, "start_incr_expiring", None)
+    if start_incr_expiring is not None:
+        return start_incr_expiring(key, timeout)
+    count = _add_or_incr(key, timeout)
+    return lambda: count
+
+
+def _add_or_incr(key: str, timeout: int) -> int:
     if cache.add(key, 1, timeout):
         return 1
     try:
@@ -79,9 +91,15 @@ def charge_address(request) -> Quota:
     return charge(client_bucket(request), settings.API_ANON_RATE_LIMIT_PER_MINUTE)
 
 
-def charge_token(request, token) -> None:
+def start_token_charge(digest: str) -> Callable[[], Quota]:
+    """A token's charge, counted by its digest so that it can leave before the token is looked up (the
+    bearer authentication reads it once the token is found). An invalid token's count stays on a key no
+    valid token has, and its request is charged to its address as well."""
+    return start_charge(f"token:{digest}", settings.API_RATE_LIMIT_PER_MINUTE)
+
+
+def admit_token(request, quota: Quota) -> None:
     """Called by the bearer authentication once the token is known to be valid; `request` is Django's."""
-    quota = charge(f"token:{token.pk}", settings.API_RATE_LIMIT_PER_MINUTE)
     request.rate_quota = quota
     if quota.exceeded:
         raise Throttled(detail="rate limit exceeded")  # Retry-After: stamped by the middleware

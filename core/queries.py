@@ -86,7 +86,11 @@ class PreparedRows:
         return tuple(row)
 
 
-def rows_together(*calls: tuple[PreparedRows, dict]) -> list[list[tuple]]:
+# A prepared query with its arguments, as rows_together() takes it.
+Read = tuple[PreparedRows, dict]
+
+
+def rows_together(*calls: Read) -> list[list[tuple]]:
     """The rows of each (prepared query, arguments): on PostgreSQL as prepared statements, all in one round
     trip; elsewhere one query each."""
     connection = connections[DEFAULT_DB_ALIAS]
@@ -146,7 +150,7 @@ class PreparedLookup:
     def __call__(self, **arguments: int | str) -> Model | None:
         return self.instance(self.rows(**arguments))
 
-    def call(self, **arguments: int | str) -> tuple[PreparedRows, dict]:
+    def call(self, **arguments: int | str) -> Read:
         """The lookup as rows_together() takes it, to run in the round trip of other reads: instance() then
         turns its rows into what calling the lookup would have answered."""
         return self.rows, arguments

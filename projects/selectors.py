@@ -8,10 +8,15 @@ from core.queries import PreparedLookup
 
 from .models import Membership, Project, Status, Tag
 
-# Every project-scoped request makes this lookup: compiled once. Views that read more before their handler
-# runs send it in the same round trip (tickets.selectors.ticket_scope).
+# Every project-scoped request makes one of these lookups: compiled once.
 membership_with_project = PreparedLookup(
     Membership, lambda memberships, user, project: memberships.filter(user_id=user, project_id=project),
+    related=("project",))
+# The same membership found by the caller's token digest, so that it travels with the token's own lookup
+# (accounts.authentication): it counts only once that token is known to be valid.
+membership_by_token = PreparedLookup(
+    Membership, lambda memberships, digest, project: memberships.filter(user__api_tokens__digest=digest,
+                                                                          project_id=project),
     related=("project",))
 
 

@@ -11,6 +11,7 @@ from rest_framework.viewsets import ViewSet
 
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
+from core.queries import Read, rows_together
 
 from . import selectors, services
 from .models import Membership
@@ -36,8 +37,9 @@ class ProjectScopedViewSet(ViewSet):
     the view's role table (403). The handler then only validates its body (422) and calls a service.
 
     A view declares how: `find_object()` for the object its URL names, and `project_of` when the
-    project is reached through that object rather than `{project_id}` in the URL; or it overrides
-    `find_membership()` too, to read both (and what its handler needs) in one round trip.
+    project is reached through that object rather than `{project_id}` in the URL. What it reads from the
+    URL alone (the membership of `{project_id}`, and more in a view that extends `reads_with_token`)
+    travels with the token's lookup.
     """
 
     permission_classes = [IsAuthenticated, HasProjectRole]
@@ -64,18 +66,33 @@ class ProjectScopedViewSet(ViewSet):
     def object(self):
         return self.find_object()
 
-    def find_membership(self, project_id: int) -> Membership:
-        """The caller's membership of the project (raising Http404 when there is none)."""
-        return selectors.membership_for(user=self.request.user, project_id=project_id)
+    def reads_with_token(self, digest: str) -> list[Read]:
+        """What the view reads before its handler from its URL and the caller's token (by its `digest`), in
+        this order: the caller's membership of `{project_id}` first. The bearer authentication sends them in
+        the round trip of the token's own lookup, and sets `rows_read_with_token` to their rows.
+
+        A view that reaches its project through the object its URL names (`project_of`) reads nothing here.
+        """
+        if self.project_of is not None:
+            return []
+        return [selectors.membership_by_token.call(digest=digest, project=self.kwargs["project_id"])]
+
+    @cached_property
+    def rows_read_with_token(self) -> list[list[tuple]]:
+        """The rows of reads_with_token(), in their order: read here only when no bearer authentication sent
+        them."""
+        return rows_together(*self.reads_with_token(self.request.auth.digest))
 
     @cached_property
     def membership(self) -> Membership:
-        project_id = (attrgetter(self.project_of)(self.object) if self.project_of is not None
-                      else self.kwargs["project_id"])
-        try:
-            return self.find_membership(project_id)
-        except Http404:
-            raise Http404(self.not_found_message) from None
+        if self.project_of is None:
+            membership = selectors.membership_by_token.instance(self.rows_read_with_token[0])
+        else:
+            membership = selectors.membership_with_project(user=self.request.user.pk,
+                                                           project=attrgetter(self.project_of)(self.object))
+        if membership is None:
+            raise Http404(self.not_found_message)
+        return membership
 
     @property
     def project(self):

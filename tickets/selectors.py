@@ -15,10 +15,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
-from core.queries import PreparedLookup, PreparedRows, rows_together
+from core.queries import PreparedLookup, PreparedRows, Read
 from core.time import timestamp
-from projects.models import Membership, Project, StatusCategory, Tag
-from projects.selectors import membership_with_project
+from projects.models import Project, StatusCategory, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
 
@@ -228,27 +227,28 @@ _PARTS = (_tag_rows, _assignee_rows, _checklist_rows, _comment_rows, _blocker_ro
 
 @dataclass(frozen=True)
 class TicketScope:
-    """What a request on `/projects/{project_id}/tickets/{number}` reads before its handler runs: the
-    caller's membership (None for a non-member), the live ticket, archived ones included (None when there
-    is none), and for the ticket's detail its parts."""
+    """What a request on `/projects/{project_id}/tickets/{number}` reads of the ticket before its handler
+    runs: the live ticket, archived ones included (None when there is none), and for the ticket's detail
+    its parts."""
 
-    membership: Membership | None
     ticket: Ticket | None
     parts: TicketParts | None
 
 
-def ticket_scope(*, user: User, project_id: int, number: int, parts: bool) -> TicketScope:
-    """The TicketScope of a request, read in one round trip on PostgreSQL. The ticket and its parts are
-    read whether or not the caller is a member; the view answers 404 before it shows any of them."""
-    ticket_key = {"project": project_id, "number": number}
-    calls = [membership_with_project.call(user=user.pk, project=project_id),
-             _live_ticket_by_number.call(**ticket_key), *((part, ticket_key) for part in _PARTS if parts)]
-    membership_rows, ticket_rows, *part_rows = rows_together(*calls)
-    membership = membership_with_project.instance(membership_rows)
+def ticket_reads(*, project_id: int, number: int, parts: bool) -> list[Read]:
+    """The reads of a TicketScope, to send in the round trip of the caller's token and membership."""
+    key = {"project": project_id, "number": number}
+    return [_live_ticket_by_number.call(**key), *((part, key) for part in _PARTS if parts)]
+
+
+def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
+    """The TicketScope of the rows of ticket_reads(), in a project the caller is a member of: the view
+    looks at them only once the membership is found."""
+    ticket_rows, *part_rows = rows
     ticket = _live_ticket_by_number.instance(ticket_rows)
-    if membership is not None and ticket is not None:
-        ticket.project = membership.project
-    return TicketScope(membership, ticket, TicketParts(*part_rows) if parts else None)
+    if ticket is not None:
+        ticket.project = project
+    return TicketScope(ticket, TicketParts(*part_rows) if part_rows else None)
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:

@@ -11,9 +11,9 @@ from attachments.schema import download_responses
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
 from config.api.inputs import validated
 from config.api.schema import envelope, error_responses
+from core.queries import Read
 from core.time import timestamp
 from projects import selectors as project_selectors
-from projects.models import Membership
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.serializers import MemberOutput, TagOutput
@@ -152,15 +152,13 @@ class TicketViewSet(ProjectScopedViewSet):
                       "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER,
                       "destroy": OwnerOr(Role.MANAGER, owners=lambda ticket: {ticket.created_by_id})}
 
+    def reads_with_token(self, digest: str) -> list[Read]:
+        return [*super().reads_with_token(digest), *selectors.ticket_reads(
+            project_id=self.kwargs["project_id"], number=self.kwargs["number"], parts=self.action == "retrieve")]
+
     @cached_property
     def scope(self) -> selectors.TicketScope:
-        return selectors.ticket_scope(user=self.request.user, project_id=self.kwargs["project_id"],
-                                      number=self.kwargs["number"], parts=self.action == "retrieve")
-
-    def find_membership(self, project_id: int) -> Membership:
-        if self.scope.membership is None:
-            raise Http404
-        return self.scope.membership
+        return selectors.ticket_scope(self.rows_read_with_token[1:], project=self.project)
 
     def find_object(self) -> Ticket:
         if self.scope.ticket is None:

@@ -1,5 +1,8 @@
 import pytest
+from django.db import connection
+from django.utils import timezone
 
+from accounts.models import ApiToken
 from projects.models import Membership, Project, Status
 from projects.roles import Role
 from tests.conftest import ROLES
@@ -153,3 +156,19 @@ class TestMembers:
 
     def test_non_member_is_404(self, client_for, project, outsider):
         assert client_for(outsider).get(f"/api/v1/projects/{project.id}/members").status_code == 404
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
+    def test_the_token_and_the_membership_come_in_one_round_trip(self, client_for, project, manager, pipelines,
+                                                                 django_assert_num_queries):
+        api = client_for(manager)
+        api.get(f"/api/v1/projects/{project.id}/members")  # the token's first use is recorded
+        pipelines.clear()
+        with django_assert_num_queries(3):  # the token and the membership, then the list
+            assert api.get(f"/api/v1/projects/{project.id}/members").status_code == 200
+        assert pipelines == [2]
+
+    def test_a_revoked_token_is_401_even_with_a_membership(self, client_for, project, manager):
+        api = client_for(manager)
+        ApiToken.objects.filter(user=manager).update(revoked_at=timezone.now())
+        response = api.get(f"/api/v1/projects/{project.id}/members")
+        assert (response.status_code, response.json()) == (401, {"error": "invalid, expired or revoked token"})

@@ -166,3 +166,54 @@ def test_the_redis_cache_reuses_one_redis_client():
 
     client = SharedRedisCache("redis://127.0.0.1:6379/9", {})._cache  # nothing connects before a command
     assert client.get_client("a", write=True) is client.get_client("b", write=True) is client.get_client("c")
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_a_token_s_count_is_under_way_while_the_token_is_looked_up(client_for, manager):
+    """The count leaves for Redis before the token's lookup, and is read after it: one wait for both."""
+    import redis
+    from django.core.cache import cache
+
+    from accounts import authentication
+    from accounts.services import token_digest
+
+    api = client_for(manager)
+    plain = api._credentials["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
+    key = cache.make_key(f"ratelimit:token:{token_digest(plain)}:{int(time.time()) // 60}")
+    server, seen = redis.Redis.from_url(os.environ["REDIS_URL"]), []
+    lookup = authentication.rows_together
+
+    def lookup_seeing_the_count(*reads):
+        deadline = time.monotonic() + 2
+        while server.get(key) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen.append(server.get(key))
+        return lookup(*reads)
+
+    with mock.patch.object(authentication, "rows_together", lookup_seeing_the_count):
+        response = api.get(PATH)
+    assert (response.status_code, response["X-RateLimit-Remaining"], seen) == (200, "1199", [b"1"])
+    server.delete(key)
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_a_count_that_fails_gives_its_connection_back():
+    import redis
+    from django.core.cache import cache
+
+    from config import ratelimit
+
+    bucket = f"test-fails-{os.getpid()}-{time.monotonic_ns()}"
+    key = cache.make_key(f"ratelimit:{bucket}:{int(time.time()) // 60}")
+    server = redis.Redis.from_url(os.environ["REDIS_URL"])
+    server.set(key, "not a number")
+    pool = cache._cache.get_client(key, write=True).connection_pool
+    in_use = len(pool._in_use_connections)
+    with pytest.raises(redis.ResponseError):
+        ratelimit.charge(bucket, 9)
+    assert len(pool._in_use_connections) == in_use
+    server.delete(key)
+    assert [ratelimit.charge(bucket, 9).count for _ in range(2)] == [1, 2]  # the pool serves on
+    server.delete(key)

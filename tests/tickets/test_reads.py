@@ -149,15 +149,15 @@ class TestDetail:
         assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
 
     @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
-    def test_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
-                                                                django_assert_num_queries):
+    def test_token_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
+                                                                      django_assert_num_queries):
         ticket = TicketFactory(project=project)
         api = client_for(editor)
         api.get(ticket_url(ticket))  # the token's first use is recorded
         pipelines.clear()
-        with django_assert_num_queries(9):  # the token; then membership, ticket and six parts
+        with django_assert_num_queries(9):  # the token, membership, ticket and six parts
             assert api.get(ticket_url(ticket)).status_code == 200
-        assert pipelines == [8]
+        assert pipelines == [9]
 
     def test_fixed_query_count(self, client_for, project, manager, editor, django_assert_max_num_queries):
         ticket = TicketFactory(project=project)
