@@ -4,7 +4,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Expression, Model, QuerySet
+from django.db.models import Expression, F, Func, Model, QuerySet, Subquery, TextField, Value
+from django.db.models.functions import Coalesce
 
 from .lookups import IdList
 
@@ -166,3 +167,42 @@ class PreparedLookup:
         for name, instance in zip(self.related, related, strict=True):
             setattr(found, name, instance)
         return found
+
+
+class JSONRows(Func):
+    """The rows of a queryset as JSON text, an array of arrays: each row's `columns`, in the order of
+    `ordering` (field names, ascending). rows_of() puts it to use."""
+
+    output_field = TextField()
+
+    def __init__(self, *columns, ordering: tuple[str, ...]):
+        self.width = len(columns)
+        super().__init__(*columns, *(F(name) for name in ordering))
+
+    def _parts(self, compiler, connection) -> tuple[str, str, list]:
+        sql, params = [], []
+        for expression in self.get_source_expressions():
+            part_sql, part_params = compiler.compile(expression)
+            sql.append(part_sql)
+            params.extend(part_params)
+        return ", ".join(sql[:self.width]), ", ".join(sql[self.width:]), params
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        columns, ordering, params = self._parts(compiler, connection)
+        return f"JSON_AGG(JSON_BUILD_ARRAY({columns}) ORDER BY {ordering})::text", params
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        # SQLite before 3.44 takes no ORDER BY inside an aggregate: a window over all the rows, in that order,
+        # gives each row the whole array (rows_of() keeps one).
+        columns, ordering, params = self._parts(compiler, connection)
+        return (f"JSON_GROUP_ARRAY(JSON_ARRAY({columns})) OVER (ORDER BY {ordering} ROWS BETWEEN UNBOUNDED "
+                "PRECEDING AND UNBOUNDED FOLLOWING)"), params
+
+
+def rows_of(queryset: QuerySet, *columns: str | Expression, ordering: tuple[str, ...]) -> Coalesce:
+    """A column of the outer query's rows: the rows of `queryset` (filtered on OuterRef()s) as JSON text
+    (JSONRows; "[]" for none). Several of them put what would be a query each into one statement: each
+    statement costs the driver and the database more than its rows do."""
+    rows = queryset.order_by().values(rows=JSONRows(*(F(c) if isinstance(c, str) else c for c in columns),
+                                                    ordering=ordering))[:1]
+    return Coalesce(Subquery(rows), Value("[]"), output_field=TextField())

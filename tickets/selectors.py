@@ -3,6 +3,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import orjson
 from django.db.models import (
     CharField,
     Func,
@@ -15,7 +16,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
-from core.queries import PreparedLookup, PreparedRows, Read
+from core.queries import PreparedLookup, PreparedRows, Read, rows_of
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
@@ -195,34 +196,26 @@ def _shown_attachments() -> QuerySet[Attachment]:
 class TicketParts:
     """What ticket detail shows besides the ticket's own columns, as plain rows in their order."""
 
-    tags: list[tuple]  # id, name, color
-    assignees: list[tuple]  # id, name, username
-    checklist: list[tuple]  # id, text, done
-    comments: list[tuple]  # id, message, author id, author name, author username, created_at text
-    blockers: list[tuple]  # blocking ticket id, title, status slug, number
-    attachments: list[tuple]  # id, ticket_id, original_name, filesize, mime_type
+    tags: list[list]  # id, name, color
+    assignees: list[list]  # id, name, username
+    checklist: list[list]  # id, text, done
+    comments: list[list]  # id, message, author id, author name, author username, created_at text
+    blockers: list[list]  # blocking ticket id, title, status slug, number
+    attachments: list[list]  # id, ticket_id, original_name, filesize, mime_type
 
 
-# The parts of a ticket's detail, found by project and number: one plain query each, compiled once (every
-# detail runs all six, in the round trip of its membership and ticket).
-_tag_rows = PreparedRows(lambda project, number: Tag.objects.filter(
-    tickets__project_id=project, tickets__number=number).order_by("sort_order", "id").values_list("id", "name", "color"))
-_assignee_rows = PreparedRows(lambda project, number: User.objects.filter(
-    assigned_tickets__project_id=project, assigned_tickets__number=number).order_by("id")
-    .values_list("id", "name", "username"))
-_checklist_rows = PreparedRows(lambda project, number: ChecklistItem.objects.filter(
-    ticket__project_id=project, ticket__number=number).order_by("sort_order", "id").values_list("id", "text", "done"))
-_comment_rows = PreparedRows(lambda project, number: Comment.objects.filter(
-    ticket__project_id=project, ticket__number=number, deleted_at__isnull=True).order_by("created_at", "id")
-    .annotate(created=UtcTimestamp("created_at"))
-    .values_list("id", "message", "author_id", "author__name", "author__username", "created"))
-_blocker_rows = PreparedRows(lambda project, number: _live_blocker_links().filter(
-    ticket__project_id=project, ticket__number=number).values_list(
-    "blocker_id", "blocker__title", "blocker__status__slug", "blocker__number"))
-_attachment_rows = PreparedRows(lambda project, number: _shown_attachments().filter(
-    ticket__project_id=project, ticket__number=number).order_by("id")
-    .values_list("id", "ticket_id", "original_name", "filesize", "mime_type"))
-_PARTS = (_tag_rows, _assignee_rows, _checklist_rows, _comment_rows, _blocker_rows, _attachment_rows)
+# The parts of a ticket's detail, found by project and number: one statement, compiled once, whose six
+# columns are each part's rows as JSON (every detail reads it in the round trip of its token and ticket).
+_part_rows = PreparedRows(lambda project, number: Ticket.objects.filter(project_id=project, number=number).values_list(
+    rows_of(Tag.objects.filter(tickets=OuterRef("pk")), "id", "name", "color", ordering=("sort_order", "id")),
+    rows_of(User.objects.filter(assigned_tickets=OuterRef("pk")), "id", "name", "username", ordering=("id",)),
+    rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), "id", "text", "done", ordering=("sort_order", "id")),
+    rows_of(Comment.objects.filter(ticket=OuterRef("pk"), deleted_at__isnull=True), "id", "message", "author_id",
+            "author__name", "author__username", UtcTimestamp("created_at"), ordering=("created_at", "id")),
+    rows_of(_live_blocker_links().filter(ticket=OuterRef("pk")), "blocker_id", "blocker__title",
+            "blocker__status__slug", "blocker__number", ordering=("blocker__number",)),
+    rows_of(_shown_attachments().filter(ticket=OuterRef("pk")), "id", "ticket_id", "original_name", "filesize",
+            "mime_type", ordering=("id",))))
 
 
 @dataclass(frozen=True)
@@ -238,7 +231,7 @@ class TicketScope:
 def ticket_reads(*, project_id: int, number: int, parts: bool) -> list[Read]:
     """The reads of a TicketScope, to send in the round trip of the caller's token and membership."""
     key = {"project": project_id, "number": number}
-    return [_live_ticket_by_number.call(**key), *((part, key) for part in _PARTS if parts)]
+    return [_live_ticket_by_number.call(**key), *([(_part_rows, key)] if parts else [])]
 
 
 def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
@@ -246,9 +239,10 @@ def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
     looks at them only once the membership is found."""
     ticket_rows, *part_rows = rows
     ticket = _live_ticket_by_number.instance(ticket_rows)
-    if ticket is not None:
-        ticket.project = project
-    return TicketScope(ticket, TicketParts(*part_rows) if part_rows else None)
+    if ticket is None or part_rows == [[]]:  # none, or removed between the two statements
+        return TicketScope(None, None)
+    ticket.project = project
+    return TicketScope(ticket, TicketParts(*map(orjson.loads, part_rows[0][0])) if part_rows else None)
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:

@@ -1,13 +1,14 @@
 """Prepared queries: compiled once, and giving what the ORM gives for the same queryset."""
 
+import orjson
 import pytest
 from django.db import connection
-from django.db.models import Q
+from django.db.models import OuterRef, Q
 
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from core.lookups import any_of
-from core.queries import PreparedLookup, PreparedRows, rows_together
+from core.queries import PreparedLookup, PreparedRows, rows_of, rows_together
 from projects.models import Status
 from tests.factories import BlockerFactory, ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
@@ -136,3 +137,14 @@ def test_on_postgresql_they_are_prepared_statements_sent_in_one_round_trip(proje
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = " ".join(statement for (statement,) in cursor.fetchall())
     assert '"tickets_checklistitem"."done"' in prepared and '"tickets_ticket"."title"' in prepared
+
+
+def test_rows_of_gives_a_subquery_s_rows_as_json_in_their_order(project):
+    busy, idle = TicketFactory(project=project), TicketFactory(project=project)
+    for sort_order, text, done in [(2, 'b "quoted" \\ ✓', False), (1, "a\nline", True), (2, "c", None)]:
+        ChecklistItemFactory(ticket=busy, sort_order=sort_order, text=text, done=bool(done))
+    items = rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), "sort_order", "text", "done",
+                    ordering=("sort_order", "id"))
+    found = dict(Ticket.objects.filter(pk__in=[busy.pk, idle.pk]).values_list("pk", items))
+    assert {pk: orjson.loads(text) for pk, text in found.items()} == {
+        busy.pk: [[1, "a\nline", True], [2, 'b "quoted" \\ ✓', False], [2, "c", False]], idle.pk: []}
