@@ -8,7 +8,6 @@ checklist items, comments), then times each endpoint RUNS times and prints p50/p
 the number of SQL queries per request. Rerunnable: the project is rebuilt on every run.
 """
 
-import gc
 import os
 import random
 import statistics
@@ -125,7 +124,9 @@ def main() -> None:
     fill(project, users)
     print(f"{connection.vendor}: {TICKETS} tickets filled in {time.perf_counter() - started:.1f}s; {RUNS} runs each")
 
-    gc.freeze()  # as config/asgi.py does in the server
+    from config.collector import tune_for_serving
+
+    tune_for_serving()  # as config/asgi.py does in the server
     client = Client(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=owner)[1]}")
     middle = TICKETS // 2
     print(f"{'endpoint':<32}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'queries':>10}")

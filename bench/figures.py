@@ -1,6 +1,5 @@
 """The figures of `make bench`, one function each, returning {figure, value, goal, baseline, details}."""
 
-import gc
 import json
 import os
 import random
@@ -13,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 from urllib.parse import urlencode
+
+from config.collector import tune_for_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = bool(os.environ.get("BENCH_SMALL"))
@@ -182,7 +183,7 @@ def board() -> dict:
     setup("board")
     small, _ = BOARD_SIZES
     project = board_project(small)
-    gc.freeze()  # as config/asgi.py does in the server
+    tune_for_serving()  # as config/asgi.py does in the server
     client, url = owner_client(), f"/api/v1/projects/{project.pk}/board"
     now, floor = paired_p50({"now": lambda: client.get(url), "floor": lambda: board_floor(project)},
                             5 if SMALL else 20).values()
@@ -198,7 +199,7 @@ def growth() -> dict:
     setup("board")
     small, large = BOARD_SIZES
     small_project, large_project = board_project(small), board_project(large)
-    gc.freeze()
+    tune_for_serving()
     at_small = _board_times(small_project, 5 if SMALL else 10, 3 if SMALL else 5)
     at_large = _board_times(large_project, 3 if SMALL else 5, 2)
     return {"figure": f"board growth {small:,} → {large:,} tickets", "value":
@@ -317,7 +318,7 @@ def search() -> dict:
         else:
             _fill_small_search(search_bench)
     project = Project.objects.get(name=search_bench.PROJECT_NAME)
-    gc.freeze()
+    tune_for_serving()
     client = owner_client()
     rare = search_bench.vocabulary(random.Random(42))[-1]
     runs = 5 if SMALL else 30

@@ -10,7 +10,6 @@ times a few typical searches, each RUNS times or for QUERY_SECONDS at most, and 
 how many tickets match, and the SQL queries per request.
 """
 
-import gc
 import os
 import random
 import sys
@@ -152,7 +151,9 @@ def main() -> None:
         fill()
         print(f"{TICKETS} tickets and {COMMENTS} comments filled in {time.perf_counter() - started:.0f}s")
     project = Project.objects.get(name=PROJECT_NAME)
-    gc.freeze()  # as config/asgi.py does in the server
+    from config.collector import tune_for_serving
+
+    tune_for_serving()  # as config/asgi.py does in the server
     client = Client(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=User.objects.get(username='bench-owner'))[1]}")
     rare = vocabulary(random.Random(42))[-1]
     searches = [
