@@ -391,5 +391,6 @@ def fanout() -> dict:
             f"{result['server_kib_per_connection']:.0f} KiB per connection",
             "goal": "0 lost, p99 < 150 ms, < 64 KiB per connection", "baseline": "0 lost, p99 ~120 ms (issue 14)",
             "details": f"p50 {result['latency_ms_p50']:.0f} ms, last viewer p99 {result['last_viewer_ms_p99']:.0f} ms,"
-                       f" {moves} moves; gunicorn + {processes} uvicorn workers on one port (the Procfile's server),"
-                       f" {database}; memory summed over the workers; the viewers read in one client process"}
+                       f" {moves} moves after an untimed one on each worker; gunicorn + {processes} uvicorn workers on"
+                       f" one port (the Procfile's server), {database}; memory summed over the workers; the viewers"
+                       " read in one client process"}
