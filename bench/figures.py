@@ -251,11 +251,13 @@ def detail() -> dict:
     results = {}
     for kind in ["daphne", "gunicorn"]:
         with Servers(kind, _server_env()) as servers:
-            hammer(servers, lambda: ("GET", "/bench/trivial", {}, b""), clients=clients, seconds=1)  # warm up
-            rates = _taking_turns(servers, {
+            requests = {
                 "trivial": lambda: ("GET", "/bench/trivial", {}, b""),
                 "ticket": lambda: ("GET", f"/api/v1/projects/{project.pk}/tickets/{rng.choice(numbers)}", headers,
-                                   b"")}, clients=clients, seconds=seconds)
+                                   b"")}
+            for make_request in requests.values():  # warm up: each process's first requests compile and connect
+                hammer(servers, make_request, clients=clients, seconds=1)
+            rates = _taking_turns(servers, requests, clients=clients, seconds=seconds)
             results[kind] = (rates["ticket"], rates["trivial"])
     (gd, gt), (dd, dt) = results["gunicorn"], results["daphne"]
     return {"figure": "ticket detail throughput ÷ trivial JSON view, same server (2 processes)",
