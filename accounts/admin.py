@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.db import models
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
@@ -13,6 +14,8 @@ class UserAdmin(DjangoUserAdmin):
     list_display = ("username", "name", "email", "is_active", "is_staff", "date_joined")
     search_fields = ("username", "name", "email")
     actions = ["generate_api_token"]
+    # An avatar address typed without a scheme is taken as https (Django 6's default; 5.2 warns about it).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -1,5 +1,7 @@
 import re
 
+from django.utils import timezone
+
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from tests.factories import ProjectFactory, UserFactory
@@ -49,3 +51,14 @@ def test_admin_lists_are_searchable(staff):
     assert staff.get("/admin/accounts/user/?q=user").status_code == 200
     project = ProjectFactory()
     assert staff.get(f"/admin/projects/project/{project.pk}/change/").status_code == 200
+
+
+def test_an_avatar_address_without_a_scheme_is_taken_as_https(staff):
+    user = UserFactory()
+    joined = timezone.localtime(user.date_joined)
+    response = staff.post(f"/admin/accounts/user/{user.pk}/change/", {
+        "username": user.username, "email": user.email, "name": "Ada", "avatar_url": "example.com/ada.png",
+        "is_active": "on", "date_joined_0": joined.strftime("%Y-%m-%d"), "date_joined_1": joined.strftime("%H:%M:%S")})
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert (user.name, user.avatar_url) == ("Ada", "https://example.com/ada.png")
