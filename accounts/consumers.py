@@ -7,9 +7,10 @@ socket joins as it is accepted:
 - `user-{id}-sockets`: every socket of that user, session or token (deactivation);
 - `project-{id}-member-{user id}`: that user's board sockets for that project (removal from it).
 A token's expiry has no event: each socket opened with an expiring token schedules its own close for
-that moment. The consumers' periodic recheck (ACCESS_RECHECK_SECONDS) stays as the safety net for what
-sends no message: a change made outside the services (shell, SQL, a deleted token) or committed
-between the handshake's check and the joining of these groups.
+that moment. For what sends no message (a change made outside the services: shell, SQL, a deleted
+token; or one committed between the handshake's check and the joining of these groups), every
+process rechecks the access of all the sockets it holds every ACCESS_RECHECK_SECONDS, in a few
+queries whatever their number (AccessWatch), and closes those whose access has ended.
 
 The sockets are read-only for clients: a binary frame, a text frame over MAX_FRAME_BYTES or one that
 is not JSON closes the socket with a 4xxx code and one warning; valid JSON is ignored.
@@ -19,12 +20,18 @@ import asyncio
 import json
 import logging
 import time
+import weakref
+from collections import defaultdict
 
 from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from core.live import send_after_commit
+from core.lookups import any_of
+
+from .models import ApiToken, User
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +41,7 @@ BAD_FRAME = 4400
 FRAME_TOO_BIG = 4413
 
 CLOSE = {"type": "socket.revoke"}
+ACCESS_RECHECK_SECONDS = 5.0
 
 
 def token_group(token_id: int) -> str:
@@ -95,11 +103,24 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
         self.allowed = True
         if self.token is not None:
             self.schedule_expiry(self.token.expires_at and self.token.expires_at.timestamp())
+        AccessWatch.of_this_loop().add(self)
         await super().accept(subprotocol, headers)
 
     async def websocket_disconnect(self, message):
         self.schedule_expiry(None)
+        AccessWatch.of_this_loop().discard(self)
         await super().websocket_disconnect(message)
+
+    @classmethod
+    def without_access(cls, sockets: list["AuthenticatedSocketConsumer"]) -> list["AuthenticatedSocketConsumer"]:
+        """Of these open sockets of this class, those whose access has ended (a token no longer usable, a
+        user deactivated); subclasses add their own rules. Run in a database thread, a few queries for all."""
+        token_ids = {socket.token.pk for socket in sockets if socket.token is not None}
+        usable = set(ApiToken.objects.usable().filter(any_of("pk", token_ids)).values_list("pk", flat=True))
+        active = set(User.objects.filter(any_of("pk", {socket.user.pk for socket in sockets}), is_active=True)
+                     .values_list("pk", flat=True))
+        return [socket for socket in sockets
+                if socket.user.pk not in active or (socket.token is not None and socket.token.pk not in usable)]
 
     def schedule_expiry(self, expires_at: float | None) -> None:
         if self.expiry is not None:
@@ -149,3 +170,48 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
         logger.warning("websocket %s of user %s closed with %s: %s",
                        self.scope["path"], self.user.pk, code, reason)
         await self.close(code=code)
+
+
+class AccessWatch:
+    """The open sockets of one event loop (one server process), rechecked together every
+    ACCESS_RECHECK_SECONDS while there are any: each consumer class judges its own sockets at once
+    (`without_access`), so the cost is a few queries per period, not a query per socket."""
+
+    _watches: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AccessWatch]" = weakref.WeakKeyDictionary()
+
+    def __init__(self):
+        self.sockets: set[AuthenticatedSocketConsumer] = set()
+        self.task: asyncio.Task | None = None
+
+    @classmethod
+    def of_this_loop(cls) -> "AccessWatch":
+        loop = asyncio.get_running_loop()
+        watch = cls._watches.get(loop)
+        if watch is None:
+            watch = cls._watches[loop] = cls()
+        return watch
+
+    def add(self, socket: AuthenticatedSocketConsumer) -> None:
+        self.sockets.add(socket)
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self.run())
+
+    def discard(self, socket: AuthenticatedSocketConsumer) -> None:
+        self.sockets.discard(socket)
+
+    async def run(self) -> None:
+        while self.sockets:
+            await asyncio.sleep(ACCESS_RECHECK_SECONDS)
+            try:
+                await self.recheck()
+            except Exception:  # a database hiccup: the next period tries again
+                logger.exception("websocket access recheck failed")
+
+    async def recheck(self) -> None:
+        by_class = defaultdict(list)
+        for socket in self.sockets:
+            if socket.allowed:
+                by_class[type(socket)].append(socket)
+        for consumer_class, sockets in by_class.items():
+            for socket in await database_sync_to_async(consumer_class.without_access)(sockets):
+                await socket.lose_access()

@@ -3,9 +3,9 @@ a handshake without a usable identity is refused here, before any consumer or ch
 
 Two ways in, as over HTTP: `Authorization: Bearer <token>` for API clients, or the Django
 session of a logged-in browser. Browsers attach cookies to a websocket opened by any site,
-so the session counts only when the Origin header is this service's own origin (no
-cross-site websocket hijacking). A bearer token is never attached by a browser on its own,
-so it needs no Origin check.
+so the session counts only when the Origin header is this service's own origin (accounts/origin.py:
+no cross-site websocket hijacking; a browser always sends Origin on a websocket, so none means no
+session). A bearer token is never attached by a browser on its own, so it needs no Origin check.
 """
 
 from channels.auth import get_user
@@ -14,11 +14,12 @@ from channels.middleware import BaseMiddleware
 from channels.sessions import SessionMiddlewareStack
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.http.request import split_domain_port, validate_host
 
 from . import services
-from .authentication import BEARER, authenticate_token
+from .authentication import authenticate_token
 from .models import ApiToken, User
+from .origin import is_own_origin
+from .services import BEARER
 
 
 class WebsocketAuthMiddleware(BaseMiddleware):
@@ -41,7 +42,8 @@ async def handshake_identity(scope) -> tuple[User | AnonymousUser, ApiToken | No
         # A bad token is refused outright, never retried as a session: as over HTTP.
         token = await bearer_token(authorization)
         return (token.user, token) if token is not None else (AnonymousUser(), None)
-    if is_own_origin(headers, scope):
+    origin = headers.get("origin")
+    if origin is not None and is_own_origin(origin, host=headers.get("host", ""), secure=is_secure(headers, scope)):
         return await get_user(scope), None
     return AnonymousUser(), None
 
@@ -62,20 +64,6 @@ def bearer_token(authorization: str) -> ApiToken | None:
     if token is not None:
         services.record_token_use(token=token)
     return token
-
-
-def is_own_origin(headers: dict[str, str], scope) -> bool:
-    """The rule Django's CSRF check applies to an Origin header: scheme and Host of the request
-    (the Host being an allowed one), or one of CSRF_TRUSTED_ORIGINS. No Origin, no session."""
-    origin = headers.get("origin")
-    if origin is None:
-        return False
-    if origin in settings.CSRF_TRUSTED_ORIGINS:
-        return True
-    host = headers.get("host", "")
-    domain, _ = split_domain_port(host)
-    scheme = "https" if is_secure(headers, scope) else "http"
-    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS) and origin == f"{scheme}://{host}"
 
 
 def is_secure(headers: dict[str, str], scope) -> bool:

@@ -23,6 +23,8 @@ from core.errors import RuleViolation
 
 FIELD = "files[]"
 MAX_FILE_SIZE = 10 * 1024 * 1024
+# Part headers, boundaries and the small text fields beside the files of one upload request.
+MULTIPART_OVERHEAD = 1024 * 1024
 # Browsers sniff at most the first 1445 bytes of a response; markup later in a text file is only text.
 HEAD_SIZE = 4096
 MISMATCH = "content does not match its extension"
@@ -222,6 +224,11 @@ def _file_type(file: UploadedFile, name: str) -> FileType:
     file_type.check(file)
     file.seek(0)
     return file_type
+
+
+def upload_body_max_size() -> int:
+    """The largest legal upload request: as many files as a request may carry, each of the largest size."""
+    return settings.DATA_UPLOAD_MAX_NUMBER_FILES * MAX_FILE_SIZE + MULTIPART_OVERHEAD
 
 
 def accepted_upload(file: UploadedFile) -> Upload:

@@ -12,9 +12,9 @@ django_asgi_app = SyncStackASGIHandler()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from accounts.websocket import websocket_auth_stack  # noqa: E402
-from config.body_limit import BodySizeLimit  # noqa: E402
 from config.collector import tune_for_serving  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+from core.body_limit import BodySizeLimit  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-import config.api.fields  # noqa: F401  (registers the <id:...> converter)
+import core.api.fields  # noqa: F401  (registers the <id:...> converter)
 from notifications.consumers import NotificationConsumer
 from tickets.consumers import BoardConsumer
 

@@ -62,8 +62,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.csp.ContentSecurityPolicyMiddleware",
-    "config.ratelimit.ApiRateLimitMiddleware",
+    "core.csp.ContentSecurityPolicyMiddleware",
+    "accounts.ratelimit.ApiRateLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -75,11 +75,11 @@ MIDDLEWARE = [
     # thread. With an async-capable one here, each of their hooks was a hop between the event loop and
     # that thread: a ticket detail cost its server process about 12 ms of CPU instead of 10, a trivial
     # view 1.8 instead of 1.2. It still answers before any view or process_view hook (CSRF's) reads the body.
-    "config.body_limit.RefuseOversizedBody",
+    "core.body_limit.RefuseOversizedBody",
 ]
 
 ROOT_URLCONF = "config.urls"
-CSRF_FAILURE_VIEW = "config.api.views.csrf_failure"
+CSRF_FAILURE_VIEW = "core.api.views.csrf_failure"
 
 TEMPLATES = [
     {
@@ -165,15 +165,21 @@ else:
 # How long the project event log keeps events (python manage.py pruneevents removes older ones).
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
 
-# The cache holds rate-limit and login-failure counters: shared by every process through Redis.
-if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "config.cache.SharedRedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": "tracker"}}
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Requests per minute (config/ratelimit.py): per token, and per client address without a valid token.
+def cache_config(redis_url: str) -> dict:
+    """The cache holds rate-limit and login-failure counters: shared by every process through Redis
+    (django-redis: one connection pool per process), else in the process's memory."""
+    if redis_url:
+        return {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": redis_url, "KEY_PREFIX": "tracker"}}
+    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+CACHES = cache_config(REDIS_URL)
+
+# Requests per minute (accounts/ratelimit.py): per credential (a token, a session), per user whatever
+# credential they use, and per client address without a valid one.
 API_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_RATE_LIMIT_PER_MINUTE") or 1200)
+API_USER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_USER_RATE_LIMIT_PER_MINUTE") or 2400)
 API_ANON_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_ANON_RATE_LIMIT_PER_MINUTE") or 120)
 
 AUTH_USER_MODEL = "accounts.User"
@@ -213,7 +219,7 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
-# Larger bodies are refused with 413 before they are read (config/body_limit.py).
+# Larger bodies are refused with 413 before they are read (core/body_limit.py).
 REQUEST_BODY_MAX_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
@@ -236,13 +242,16 @@ X_FRAME_OPTIONS = "DENY"
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
+    # A bad bearer token is a 401, never retried as a session; the session counts from this origin only.
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication",
+                                       "accounts.authentication.SameOriginSessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.ratelimit.CredentialThrottle"],
     # JSON everywhere; the upload views alone take multipart/form-data (upload_actions).
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.JSONObjectParser"],
-    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ORJSONRenderer"],
-    "DEFAULT_SCHEMA_CLASS": "config.api.schema.ApiAutoSchema",
-    "EXCEPTION_HANDLER": "config.api.exceptions.api_exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JSONObjectParser"],
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.ORJSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.ApiAutoSchema",
+    "EXCEPTION_HANDLER": "core.api.exceptions.api_exception_handler",
     "DATETIME_FORMAT": "%Y-%m-%d %H:%M:%S",  # core.time.TIMESTAMP_FORMAT; DRF renders in TIME_ZONE, UTC
     "DATE_FORMAT": "%Y-%m-%d",
     "DATE_INPUT_FORMATS": ["%Y-%m-%d"],
@@ -265,7 +274,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema.add_common_errors"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.add_common_errors"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
     # Two fields named `type` (ticket, notification): each enumeration named for what it types.
     "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",

@@ -3,9 +3,9 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-import config.api.fields  # noqa: F401  (registers the <id:...> converter)
+import core.api.fields  # noqa: F401  (registers the <id:...> converter)
 from accounts.forms import AdminLoginForm
-from config.api import views as api_errors
+from core.api import views as api_errors
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -29,7 +29,6 @@ urlpatterns = [
     re_path(r"^api/", csrf_exempt(api_errors.not_found)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
-    path("", include("notifications.page_urls")),
     path("", include("docs_area.page_urls")),
     path("", include("accounts.urls")),
 ]

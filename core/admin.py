@@ -13,3 +13,17 @@ class HistoryInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+class PresenceFilter(admin.SimpleListFilter):
+    """Yes/no on whether a timestamp field is set (archived_at, deleted_at)."""
+
+    field: str
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() in {"yes", "no"}:
+            return queryset.filter(**{f"{self.field}__isnull": self.value() == "no"})
+        return queryset

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from config.api.fields import ObjectIdField
+from core.api.fields import ObjectIdField
 from core.time import timestamp
 
 from .models import CONTENT_MAX, MESSAGE_MAX, TITLE_MAX, Article, ArticleAttachment, ArticleComment, Folder

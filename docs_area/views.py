@@ -8,8 +8,8 @@ from rest_framework.response import Response
 from attachments.files import download_response
 from attachments.schema import download_responses
 from attachments.uploads import accepted_uploads
-from config.api.inputs import validated
-from config.api.schema import envelope, error_responses
+from core.api.inputs import validated
+from core.api.schema import envelope, error_responses
 from projects.models import Membership
 from projects.permissions import OwnerOr
 from projects.roles import Role

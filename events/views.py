@@ -1,8 +1,8 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from config.api.inputs import validated
-from config.api.schema import error_responses
+from core.api.inputs import validated
+from core.api.schema import error_responses
 from core.time import timestamp
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet

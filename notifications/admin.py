@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from tickets.admin import PresenceFilter
+from core.admin import PresenceFilter
 
 from .models import Notification
 

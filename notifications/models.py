@@ -3,7 +3,6 @@ from django.db import models
 from django.db.models import Q
 
 from projects.models import Project
-from tickets.models import Ticket
 
 
 class NotificationType(models.TextChoices):
@@ -28,7 +27,7 @@ class Notification(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications",
                              db_index=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
-    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="notifications")
+    ticket = models.ForeignKey("tickets.Ticket", on_delete=models.CASCADE, related_name="notifications")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     type = models.CharField(max_length=20, choices=NotificationType)
     message = models.CharField(max_length=500)

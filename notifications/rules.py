@@ -1,4 +1,5 @@
-"""Who is told of a ticket write, and in what words: called by the ticket services inside their transaction.
+"""Who is told of a ticket write, and in what words: called by the ticket services inside their transaction
+(the tickets app builds on this one: a `ticket` here is whatever Ticket the service holds).
 
 The rows are written there (one INSERT for all recipients), so they commit or roll back with the write;
 their live delivery is registered for after commit. Nobody is told of their own action, and only current
@@ -11,7 +12,6 @@ from django.db.models import Q
 
 from accounts.models import User
 from projects.models import Membership
-from tickets.models import Comment, Ticket
 
 from . import broadcast
 from .models import Notification, NotificationType
@@ -30,26 +30,26 @@ def mentioned_usernames(text: str) -> set[str]:
     return names - {""}
 
 
-def comment_added(*, ticket: Ticket, comment: Comment, actor: User) -> None:
+def comment_added(*, ticket, message: str, actor: User) -> None:
     """The ticket's creator and assignees hear of the comment; a member it mentions gets a mention instead."""
     told = dict.fromkeys(_creator_and_assignees(ticket), NotificationType.REACTION)
-    _notify(ticket, actor, told=told, mentioned=mentioned_usernames(comment.message))
+    _notify(ticket, actor, told=told, mentioned=mentioned_usernames(message))
 
 
-def comment_edited(*, ticket: Ticket, old_message: str, new_message: str, actor: User) -> None:
+def comment_edited(*, ticket, old_message: str, new_message: str, actor: User) -> None:
     """Only the members the edit newly mentions: the comment itself was announced when it was added."""
     _notify(ticket, actor, mentioned=mentioned_usernames(new_message) - mentioned_usernames(old_message))
 
 
-def ticket_moved(*, ticket: Ticket, actor: User) -> None:
+def ticket_moved(*, ticket, actor: User) -> None:
     _notify(ticket, actor, told=dict.fromkeys(_creator_and_assignees(ticket), NotificationType.STATUS_CHANGE))
 
 
-def user_assigned(*, ticket: Ticket, user_id: int, actor: User) -> None:
+def user_assigned(*, ticket, user_id: int, actor: User) -> None:
     _notify(ticket, actor, told={user_id: NotificationType.ASSIGNMENT})
 
 
-def message_for(type: NotificationType, *, ticket: Ticket, actor: User) -> str:
+def message_for(type: NotificationType, *, ticket, actor: User) -> str:
     who, ref = actor.display_name, ticket.prefix_ref
     return {
         NotificationType.REACTION: f"{who} commented on {ref}",
@@ -59,11 +59,11 @@ def message_for(type: NotificationType, *, ticket: Ticket, actor: User) -> str:
     }[type]
 
 
-def _creator_and_assignees(ticket: Ticket) -> set[int]:
+def _creator_and_assignees(ticket) -> set[int]:
     return {ticket.created_by_id, *ticket.assignees.values_list("pk", flat=True)}
 
 
-def _notify(ticket: Ticket, actor: User, *, told: dict[int, NotificationType] | None = None,
+def _notify(ticket, actor: User, *, told: dict[int, NotificationType] | None = None,
             mentioned: set[str] = frozenset()) -> None:
     """Write one row per current member among `told` (user id: type) and the members `mentioned` by
     username (a mention replaces any other type for that user), except the actor; then deliver them."""

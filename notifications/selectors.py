@@ -5,7 +5,6 @@ from django.http import Http404
 
 from accounts.models import User
 from projects.models import Membership
-from tickets.models import Ticket
 
 from .models import Notification
 
@@ -38,9 +37,12 @@ def unread_counts(*, user_ids: set[int]) -> dict[int, int]:
                 .order_by().values("user_id").annotate(count=Count("id")).values_list("user_id", "count"))
 
 
-def visible_ticket(*, user: User, ticket_id: int) -> Ticket:
-    """A live ticket of a project the user is a member of; any other id, existing or not, reads the same."""
-    ticket = Ticket.objects.live().filter(pk=ticket_id, project__memberships__user=user).first()
-    if ticket is None:
+def project_of_visible_ticket(*, user: User, ticket_id: int) -> int:
+    """The project of a live ticket of a project the user is a member of; any other id, existing or not,
+    reads the same (404)."""
+    project_id = (Membership.objects.filter(user=user, project__tickets__pk=ticket_id,
+                                            project__tickets__deleted_at__isnull=True)
+                  .values_list("project_id", flat=True).first())
+    if project_id is None:
         raise Http404("ticket not found")
-    return ticket
+    return project_id

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from config.api.fields import ObjectIdField
+from core.api.fields import ObjectIdField
 from core.time import timestamp
 
 from .models import Notification, NotificationType

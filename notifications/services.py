@@ -3,14 +3,13 @@
 from django.utils import timezone
 
 from accounts.models import User
-from tickets.models import Ticket
 
 from .models import Notification
 
 
-def mark_read_for_ticket(*, user: User, ticket: Ticket) -> int:
+def mark_read_for_ticket(*, user: User, project_id: int, ticket_id: int) -> int:
     """Every unread notification of the user about the ticket is read now; the number marked."""
-    return (Notification.objects.filter(user=user, project_id=ticket.project_id, ticket=ticket, read_at__isnull=True)
+    return (Notification.objects.filter(user=user, project_id=project_id, ticket_id=ticket_id, read_at__isnull=True)
             .update(read_at=timezone.now()))
 
 

@@ -1,10 +1,10 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.viewsets import ViewSet
 
-from config.api.inputs import validated
-from config.api.schema import envelope, error_responses
+from core.api.base import ApiViewSet
+from core.api.inputs import validated
+from core.api.schema import envelope, error_responses
 
 from . import selectors, services
 from .serializers import MarkReadForTicketInput, NotificationListFilterInput, NotificationOutput
@@ -13,7 +13,7 @@ UNREAD_COUNT = serializers.IntegerField(help_text="Unread notifications of proje
 MARKED = envelope("NotificationsMarkedRead", success=True, unread_count=UNREAD_COUNT)
 
 
-class NotificationViewSet(ViewSet):
+class NotificationViewSet(ApiViewSet):
     """The caller's own notifications: those of projects they are still a member of."""
 
     @extend_schema(parameters=[NotificationListFilterInput],
@@ -34,8 +34,8 @@ class NotificationViewSet(ViewSet):
     def mark_read_for_ticket(self, request):
         """Mark your notifications about a ticket read."""
         ticket_id = validated(MarkReadForTicketInput, request.data)["ticket_id"]
-        ticket = selectors.visible_ticket(user=request.user, ticket_id=ticket_id)
-        services.mark_read_for_ticket(user=request.user, ticket=ticket)
+        project_id = selectors.project_of_visible_ticket(user=request.user, ticket_id=ticket_id)
+        services.mark_read_for_ticket(user=request.user, project_id=project_id, ticket_id=ticket_id)
         return Response({"success": True, "unread_count": selectors.unread_count(user=request.user)})
 
     @extend_schema(request=None, responses={200: MARKED, **error_responses(401)})

@@ -12,12 +12,6 @@ from .models import Membership, Project, Status, Tag
 membership_with_project = PreparedLookup(
     Membership, lambda memberships, user, project: memberships.filter(user_id=user, project_id=project),
     related=("project",))
-# The same membership found by the caller's token digest, so that it travels with the token's own lookup
-# (accounts.authentication): it counts only once that token is known to be valid.
-membership_by_token = PreparedLookup(
-    Membership, lambda memberships, digest, project: memberships.filter(user__api_tokens__digest=digest,
-                                                                          project_id=project),
-    related=("project",))
 
 
 def membership_for(*, user: User, project_id: int) -> Membership:

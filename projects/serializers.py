@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from config.api.fields import HexColorField
+from core.api.fields import HexColorField
 
 from .models import Membership, Project, Status, Tag
 

@@ -1,15 +1,11 @@
 import re
 
 from django.db import transaction
-from django.db.models import Max
 
 from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
-from core.errors import RuleViolation
-from core.events import Event
 
-from . import broadcast
-from .models import EstimationMode, Membership, Project, Status, StatusCategory, Tag
+from .models import EstimationMode, Membership, Project, Status, StatusCategory
 from .roles import Role
 
 DEFAULT_STATUSES = [
@@ -72,22 +68,3 @@ def configure_project(
         project.estimation_mode = estimation_mode
     project.save(update_fields=["docs_enabled", "estimation_mode"])
     return project
-
-
-@transaction.atomic
-def create_tag(*, project: Project, name: str, color: str, actor: User) -> Tag:
-    if Tag.objects.filter(project=project, name__iexact=name).exists():
-        raise RuleViolation("name: a tag with this name already exists", field="name")
-    last = Tag.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
-    tag = Tag.objects.create(project=project, name=name, color=color.lower(), sort_order=0 if last is None else last + 1)
-    broadcast.announce_tag(Event.TAG_CREATED, tag=tag, actor=actor)
-    return tag
-
-
-@transaction.atomic
-def delete_tag(*, tag: Tag, actor: User) -> None:
-    from tickets.services import remove_tag_from_tickets  # tickets build on projects, not the reverse
-
-    remove_tag_from_tickets(tag=tag, actor=actor)
-    broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
-    tag.delete()

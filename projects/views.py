@@ -4,13 +4,15 @@ from operator import attrgetter
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.exceptions import APIException
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.viewsets import ViewSet
 
-from config.api.inputs import validated
-from config.api.schema import envelope, error_responses
+from attachments.uploads import upload_body_max_size
+from core.api.base import ApiViewSet
+from core.api.inputs import validated
+from core.api.schema import envelope, error_responses
 from core.queries import Read, rows_together
 
 from . import selectors, services
@@ -19,27 +21,26 @@ from .permissions import HasProjectRole, Rule
 from .roles import Role
 from .serializers import (
     CreateProjectInput,
-    CreateTagInput,
     MemberOutput,
     MembershipProjectOutput,
     ProjectOutput,
     StatusOutput,
-    TagOutput,
 )
 
 
-class ProjectScopedViewSet(ViewSet):
+class ProjectScopedViewSet(ApiViewSet):
     """Base of every view that works inside one project, and of those whose URL names an object of one.
 
-    Before any handler runs (in DRF's `initial`, through HasProjectRole), the request is resolved in
-    this order: the token (401); the object the URL names and the caller's membership of its project
-    (404 for either, worded alike so nobody can tell that an id of someone else's project exists);
-    the view's role table (403). The handler then only validates its body (422) and calls a service.
+    Before any handler runs the request is resolved in this order: the caller (401, authentication); the
+    rate limit (429); what the handler needs, loaded here whatever the route (through HasProjectRole): the
+    caller's membership of the project and the object the URL names (404 for either, worded alike so
+    nobody can tell that an id of someone else's project exists); the view's role table (403). The
+    handler then only validates its body (422) and calls a service.
 
-    A view declares how: `find_object()` for the object its URL names, and `project_of` when the
-    project is reached through that object rather than `{project_id}` in the URL. What it reads from the
-    URL alone (the membership of `{project_id}`, and more in a view that extends `reads_with_token`)
-    travels with the token's lookup.
+    A view declares what to load: `find_object()` for the object its URL names, `project_of` when the
+    project is reached through that object rather than `{project_id}` in the URL, and
+    `reads_with_membership()` for reads keyed by the URL alone that should travel in the round trip of
+    the membership's lookup (a ticket and its parts by their number).
     """
 
     permission_classes = [IsAuthenticated, HasProjectRole]
@@ -66,30 +67,25 @@ class ProjectScopedViewSet(ViewSet):
     def object(self):
         return self.find_object()
 
-    def reads_with_token(self, digest: str) -> list[Read]:
-        """What the view reads before its handler from its URL and the caller's token (by its `digest`), in
-        this order: the caller's membership of `{project_id}` first. The bearer authentication sends them in
-        the round trip of the token's own lookup, and sets `rows_read_with_token` to their rows.
-
-        A view that reaches its project through the object its URL names (`project_of`) reads nothing here.
-        """
-        if self.project_of is not None:
-            return []
-        return [selectors.membership_by_token.call(digest=digest, project=self.kwargs["project_id"])]
+    def reads_with_membership(self) -> list[Read]:
+        """Reads keyed by the URL alone, sent with the membership's lookup (views with {project_id} only);
+        their rows are `rows_read_with_membership`, to be looked at once the membership is found."""
+        return []
 
     @cached_property
-    def rows_read_with_token(self) -> list[list[tuple]]:
-        """The rows of reads_with_token(), in their order: read here only when no bearer authentication sent
-        them."""
-        return rows_together(*self.reads_with_token(self.request.auth.digest))
+    def _membership_and_reads(self) -> list[list[tuple]]:
+        project_id = (self.kwargs["project_id"] if self.project_of is None
+                      else attrgetter(self.project_of)(self.object))
+        return rows_together(selectors.membership_with_project.call(user=self.request.user.pk, project=project_id),
+                             *self.reads_with_membership())
+
+    @property
+    def rows_read_with_membership(self) -> list[list[tuple]]:
+        return self._membership_and_reads[1:]
 
     @cached_property
     def membership(self) -> Membership:
-        if self.project_of is None:
-            membership = selectors.membership_by_token.instance(self.rows_read_with_token[0])
-        else:
-            membership = selectors.membership_with_project(user=self.request.user.pk,
-                                                           project=attrgetter(self.project_of)(self.object))
+        membership = selectors.membership_with_project.instance(self._membership_and_reads[0])
         if membership is None:
             raise Http404(self.not_found_message)
         return membership
@@ -98,8 +94,27 @@ class ProjectScopedViewSet(ViewSet):
     def project(self):
         return self.membership.project
 
+    @classmethod
+    def body_limit_for(cls, request, match) -> int | None:
+        """The upload body this view admits for a request of which only the path and headers are known:
+        the caller authenticated, a member and allowed to upload here (core.body_limit asks before it
+        lets a large body through); None for anything else."""
+        action = match.func.actions.get(request.method.lower())
+        if action not in cls.upload_actions:
+            return None
+        # As the view function of ViewSet.as_view() sets a view up, up to the authentication and permissions.
+        view = cls(**match.func.initkwargs)
+        view.action_map, view.request, view.args, view.kwargs = match.func.actions, request, match.args, match.kwargs
+        view.request = view.initialize_request(request, *match.args, **match.kwargs)
+        try:
+            view.perform_authentication(view.request)
+            view.check_permissions(view.request)
+        except (APIException, Http404):
+            return None
+        return upload_body_max_size()
 
-class ProjectCollectionViewSet(ViewSet):
+
+class ProjectCollectionViewSet(ApiViewSet):
     @extend_schema(responses={200: envelope("ProjectList", projects=MembershipProjectOutput(many=True)),
                               **error_responses(401)})
     def list(self, request):
@@ -132,31 +147,3 @@ class ProjectViewSet(ProjectScopedViewSet):
         """List the project's members."""
         members = selectors.project_members(project=self.project)
         return Response({"members": MemberOutput(members, many=True).data})
-
-
-class TagViewSet(ProjectScopedViewSet):
-    required_roles = {"list": Role.VIEWER, "create": Role.MANAGER, "destroy": Role.MANAGER}
-
-    def find_object(self):
-        if "tag_id" not in self.kwargs:
-            return None  # the project's tag list
-        return selectors.tag_in_project(project=self.project, tag_id=self.kwargs["tag_id"])
-
-    @extend_schema(responses={200: envelope("TagList", tags=TagOutput(many=True)), **error_responses(401, 404)})
-    def list(self, request, project_id):
-        """List tags."""
-        return Response({"tags": TagOutput(selectors.project_tags(project=self.project), many=True).data})
-
-    @extend_schema(request=CreateTagInput,
-                   responses={201: envelope("TagCreated", tag=TagOutput()), **error_responses(401, 403, 404, 422)})
-    def create(self, request, project_id):
-        """Create a tag."""
-        data = validated(CreateTagInput, request.data)
-        tag = services.create_tag(project=self.project, actor=request.user, **data)
-        return Response({"tag": TagOutput(tag).data}, status=status.HTTP_201_CREATED)
-
-    @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
-    def destroy(self, request, project_id, tag_id):
-        """Delete a tag."""
-        services.delete_tag(tag=self.object, actor=request.user)
-        return Response({"ok": True})

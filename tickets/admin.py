@@ -3,7 +3,7 @@ import re
 from django.contrib import admin, messages
 from django.db.models import Q
 
-from core.admin import HistoryInline
+from core.admin import HistoryInline, PresenceFilter
 
 from . import services
 from .models import Activity, Ticket
@@ -19,20 +19,6 @@ def ticket_ref_filter(search_term: str, *, through: str = "") -> Q | None:
         return None
     prefix, number = match.groups()
     return Q(**{f"{through}project__prefix__iexact": prefix, f"{through}number": int(number)})
-
-
-class PresenceFilter(admin.SimpleListFilter):
-    """Yes/no on whether a timestamp field is set (archived_at, deleted_at)."""
-
-    field: str
-
-    def lookups(self, request, model_admin):
-        return [("yes", "Yes"), ("no", "No")]
-
-    def queryset(self, request, queryset):
-        if self.value() in {"yes", "no"}:
-            return queryset.filter(**{f"{self.field}__isnull": self.value() == "no"})
-        return queryset
 
 
 class ArchivedFilter(PresenceFilter):

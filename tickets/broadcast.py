@@ -11,13 +11,14 @@ from accounts.models import User
 from core.events import Event
 from events.publish import announce, board_group
 from projects.models import Project, Tag
+from projects.serializers import TagOutput
 
 from . import selectors
 from .models import Attachment, ChecklistItem, Comment, Ticket
 from .serializers import AttachmentOutput, ChecklistItemOutput, CommentOutput, ticket_shapes
 
 __all__ = ["board_group", "announce_tickets", "announce_created", "announce_column_sorted", "announce_comment",
-           "announce_checklist", "announce_blockers", "announce_attachments"]
+           "announce_checklist", "announce_blockers", "announce_attachments", "announce_tag"]
 
 
 def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **extra) -> None:
@@ -67,3 +68,8 @@ def announce_attachments(event: Event, *, ticket: Ticket, attachments: Sequence[
     announce(project_id=ticket.project_id, actor=actor, frames=[
         {"event": event, "ticket_id": ticket.pk, "attachment": AttachmentOutput(attachment).data}
         for attachment in attachments])
+
+
+def announce_tag(event: Event, *, tag: Tag, actor: User) -> None:
+    """The tag as the API shows it; for a deletion, as it was (build it before deleting)."""
+    announce(project_id=tag.project_id, actor=actor, frames=[{"event": event, "tag": TagOutput(tag).data}])

@@ -1,7 +1,6 @@
 """The web pages: the caller's projects and the live board, for a browser logged in with a session."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from projects import selectors as project_selectors
@@ -24,15 +23,3 @@ def board(request, project_id: int):
         "statuses": project_selectors.project_statuses(project=membership.project).filter(hidden=False),
         "board": board_payload(membership=membership),
     })
-
-
-def board_data(request, project_id: int):
-    """GET /api/v1/projects/{id}/board for the page's own session: what it reloads after missing frames.
-    JSON whatever happens, like the API: 401 without a session, 404 for a non-member."""
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "log in first"}, status=401)
-    try:
-        membership = project_selectors.membership_for(user=request.user, project_id=project_id)
-    except Http404 as error:
-        return JsonResponse({"error": str(error)}, status=404)
-    return JsonResponse(board_payload(membership=membership))

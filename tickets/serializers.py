@@ -3,7 +3,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import display_name
-from config.api.fields import ObjectIdField, SlugRelatedField
+from core.api.fields import ObjectIdField, SlugRelatedField
 from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 

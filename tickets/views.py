@@ -9,14 +9,14 @@ from rest_framework.response import Response
 from attachments.files import download_response
 from attachments.schema import download_responses
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
-from config.api.inputs import validated
-from config.api.schema import envelope, error_responses
+from core.api.inputs import validated
+from core.api.schema import envelope, error_responses
 from core.queries import Read
 from core.time import timestamp
 from projects import selectors as project_selectors
 from projects.permissions import OwnerOr
 from projects.roles import Role
-from projects.serializers import MemberOutput, TagOutput
+from projects.serializers import CreateTagInput, MemberOutput, TagOutput
 from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
@@ -152,13 +152,13 @@ class TicketViewSet(ProjectScopedViewSet):
                       "assign": Role.EDITOR, "unassign": Role.EDITOR, "unarchive": Role.MANAGER,
                       "destroy": OwnerOr(Role.MANAGER, owners=lambda ticket: {ticket.created_by_id})}
 
-    def reads_with_token(self, digest: str) -> list[Read]:
-        return [*super().reads_with_token(digest), *selectors.ticket_reads(
-            project_id=self.kwargs["project_id"], number=self.kwargs["number"], parts=self.action == "retrieve")]
+    def reads_with_membership(self) -> list[Read]:
+        return selectors.ticket_reads(project_id=self.kwargs["project_id"], number=self.kwargs["number"],
+                                      parts=self.action == "retrieve")
 
     @cached_property
     def scope(self) -> selectors.TicketScope:
-        return selectors.ticket_scope(self.rows_read_with_token[1:], project=self.project)
+        return selectors.ticket_scope(self.rows_read_with_membership, project=self.project)
 
     def find_object(self) -> Ticket:
         if self.scope.ticket is None:
@@ -353,6 +353,36 @@ class BlockerViewSet(TicketIdScopedViewSet):
 
     def _blockers(self) -> dict:
         return {"ok": True, "blockers": BlockerOutput(selectors.ticket_blockers(ticket=self.ticket), many=True).data}
+
+
+class TagViewSet(ProjectScopedViewSet):
+    """A project's tags, for its tickets."""
+
+    required_roles = {"list": Role.VIEWER, "create": Role.MANAGER, "destroy": Role.MANAGER}
+
+    def find_object(self):
+        if "tag_id" not in self.kwargs:
+            return None  # the project's tag list
+        return project_selectors.tag_in_project(project=self.project, tag_id=self.kwargs["tag_id"])
+
+    @extend_schema(responses={200: envelope("TagList", tags=TagOutput(many=True)), **error_responses(401, 404)})
+    def list(self, request, project_id):
+        """List tags."""
+        return Response({"tags": TagOutput(project_selectors.project_tags(project=self.project), many=True).data})
+
+    @extend_schema(request=CreateTagInput,
+                   responses={201: envelope("TagCreated", tag=TagOutput()), **error_responses(401, 403, 404, 422)})
+    def create(self, request, project_id):
+        """Create a tag."""
+        data = validated(CreateTagInput, request.data)
+        tag = services.create_tag(project=self.project, actor=request.user, **data)
+        return Response({"tag": TagOutput(tag).data}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
+    def destroy(self, request, project_id, tag_id):
+        """Delete a tag."""
+        services.delete_tag(tag=self.object, actor=request.user)
+        return Response({"ok": True})
 
 
 class TicketSearchViewSet(ProjectScopedViewSet):

@@ -3,7 +3,7 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import serializers
 
-from config.api.fields import ObjectIdField
+from core.api.fields import ObjectIdField
 
 from .models import TimeEntry, TimerState
 from .selectors import GROUPINGS

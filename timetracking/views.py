@@ -7,10 +7,10 @@ from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, e
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.viewsets import ViewSet
 
-from config.api.inputs import validated
-from config.api.schema import envelope, error_responses
+from core.api.base import ApiViewSet
+from core.api.inputs import validated
+from core.api.schema import envelope, error_responses
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet
@@ -128,7 +128,7 @@ class TimeEntryViewSet(ProjectScopedViewSet):
         return Response({"success": True})
 
 
-class MyTimersViewSet(ViewSet):
+class MyTimersViewSet(ApiViewSet):
     """The caller's own timers, across their projects."""
 
     permission_classes = [IsAuthenticated]

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from attachments.files import content_disposition
 from attachments.uploads import MAX_FILE_SIZE, accepted_upload, display_name
-from config.api.exceptions import RuleViolation
+from core.api.exceptions import RuleViolation
 from tests import sample_files as samples
 
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.serializer_helpers import ReturnDict, ReturnList
 
-from config.api.renderers import ORJSONRenderer
+from core.api.renderers import ORJSONRenderer
 
 
 @dataclasses.dataclass

@@ -9,7 +9,6 @@ from django.db import transaction
 from attachments.uploads import Upload
 from docs_area import services as docs
 from events.models import ProjectEvent
-from projects import services as projects
 from tests.factories import (
     ArticleFactory,
     AttachmentFactory,
@@ -69,8 +68,8 @@ ACTIONS = {  # event: the action that produces it (and only it, besides board ca
     "docs.article.updated": lambda w: docs.update_article(article=w.article, actor=w.actor, title="Renamed"),
     "docs.article.deleted": lambda w: docs.delete_article(article=w.article, actor=w.actor),
     "docs.folder.changed": lambda w: docs.update_folder(folder=w.folder, actor=w.actor, title="Renamed"),
-    "tag.created": lambda w: projects.create_tag(project=w.project, name="urgent", color="#FF0000", actor=w.actor),
-    "tag.deleted": lambda w: projects.delete_tag(tag=w.tag, actor=w.actor),
+    "tag.created": lambda w: tickets.create_tag(project=w.project, name="urgent", color="#FF0000", actor=w.actor),
+    "tag.deleted": lambda w: tickets.delete_tag(tag=w.tag, actor=w.actor),
 }
 CARD_REFRESH = {"ticket.updated"}  # comment and checklist writes also refresh the card's counters
 PAYLOAD_KEY = {"comment": "comment", "checklist": "item", "blockers": "blocker_ids", "attachment": "attachment",
@@ -139,7 +138,7 @@ def test_the_next_action_after_a_rollback_continues_without_a_gap(world, django_
 
 
 def test_an_actor_deleted_later_leaves_the_event(world, editor):
-    projects.create_tag(project=world.project, name="urgent", color="#FF0000", actor=editor)
+    tickets.create_tag(project=world.project, name="urgent", color="#FF0000", actor=editor)
     editor_id = editor.id
     editor.delete()
     event = world.project.events.get()

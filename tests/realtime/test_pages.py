@@ -38,11 +38,6 @@ def test_anonymous_is_sent_to_login(client, db, path):
     assert (response.status_code, response["Location"]) == (302, f"/accounts/login/?next={path}")
 
 
-def test_board_data_answers_json_401_without_a_session(client, project):
-    response = client.get(f"/projects/{project.id}/board/data")
-    assert (response.status_code, response.json()) == (401, {"error": "log in first"})
-
-
 def test_project_list_shows_the_callers_projects_with_their_boards(browser, project, viewer):
     other = ProjectFactory(name="Zephyr", prefix="ZEP")
     MembershipFactory(project=other, user=viewer, role=Role.MANAGER)
@@ -63,6 +58,7 @@ def test_board_page_embeds_the_board_of_the_api(browser, client_for, project, vi
     assert embedded_board(response) == client_for(viewer).get(f"/api/v1/projects/{project.id}/board").json()
     page = response.content.decode()
     assert f'data-socket-path="/ws/v1/projects/{project.id}/board/"' in page
+    assert f'data-board-url="/api/v1/projects/{project.id}/board"' in page  # what it reloads, with its session
     assert re.findall(r'<section class="column" data-status="(\w+)"', page) == [
         "backlog", "todo", "in_progress", "review", "done"]
 
@@ -73,23 +69,7 @@ def test_board_page_leaves_hidden_columns_out(browser, project):
     assert 'data-status="review"' not in page
 
 
-def test_board_data_is_the_board_of_the_api(browser, client_for, project, viewer):
-    TicketFactory(project=project)
-    response = browser.get(f"/projects/{project.id}/board/data")
-    assert response.status_code == 200
-    assert response.json() == client_for(viewer).get(f"/api/v1/projects/{project.id}/board").json()
-
-
-@pytest.mark.parametrize("path", ["/projects/{id}/board/", "/projects/{id}/board/data"])
-def test_non_member_and_missing_project_are_404(client, outsider, project, path):
+def test_non_member_and_missing_project_are_404(client, outsider, project):
     client.force_login(outsider)
-    assert client.get(path.format(id=project.id)).status_code == 404
-    assert client.get(path.format(id=project.id + 1000)).status_code == 404
-
-
-def test_board_data_refuses_a_non_member_in_json(client, outsider, project):
-    client.force_login(outsider)
-    for project_id in (project.id, project.id + 1000):
-        response = client.get(f"/projects/{project_id}/board/data")
-        assert (response.status_code, response["Content-Type"], response.json()) == (
-            404, "application/json", {"error": "project not found"})
+    assert client.get(board_page(project)).status_code == 404
+    assert client.get(f"/projects/{project.id + 1000}/board/").status_code == 404

@@ -8,14 +8,13 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.utils import timezone
 
+from accounts import consumers
 from accounts.consumers import ACCESS_LOST
 from accounts.services import issue_token, set_token_expiry, set_user_active
-from notifications import consumers as notification_consumers
 from projects.models import Membership
 from projects.roles import Role
 from projects.services import remove_member, set_member_role
 from tests.factories import MembershipFactory, ProjectFactory
-from tickets import consumers as board_consumers
 
 from .conftest import (
     ASYNC_DB_TESTS,
@@ -38,8 +37,7 @@ FRAME = {"event": "ticket.archived", "project_id": 0, "ticket": {"id": 1}, "acto
 
 @pytest.fixture(autouse=True)
 def recheck_only_hourly(monkeypatch):
-    monkeypatch.setattr(board_consumers, "ACCESS_RECHECK_SECONDS", 3600)
-    monkeypatch.setattr(notification_consumers, "ACCESS_RECHECK_SECONDS", 3600)
+    monkeypatch.setattr(consumers, "ACCESS_RECHECK_SECONDS", 3600)
 
 
 async def closes_within_a_second(socket) -> bool:

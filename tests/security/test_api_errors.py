@@ -6,8 +6,8 @@ import pytest
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
-from config.api.views import csrf_failure
 from config.asgi import application
+from core.api.views import csrf_failure
 
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
                     "Cross-Origin-Opener-Policy": "same-origin"}
@@ -124,19 +124,48 @@ async def test_upload_route_without_a_valid_token_gets_only_the_small_limit(sett
     assert (start["status"], messages_read) == (413, 0)
 
 
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.asyncio
-async def test_upload_route_with_a_valid_token_reads_a_big_body(manager, settings):
+async def big_upload(path: str, user, settings) -> tuple[int, int]:
+    """A multipart body of twice the small limit to `path` with a token of `user`: the status, and how many
+    body messages the application read."""
     from channels.db import database_sync_to_async
 
     from accounts.services import issue_token
 
-    _, plain = await database_sync_to_async(issue_token)(user=manager)
-    path = "/api/v1/projects/1/tickets/1/attachments"
+    _, plain = await database_sync_to_async(issue_token)(user=user)
     size = settings.REQUEST_BODY_MAX_SIZE * 2
     headers = [(b"content-type", b"multipart/form-data; boundary=x"), (b"content-length", str(size).encode()),
                (b"authorization", f"Bearer {plain}".encode())]
     start, _, messages_read = await asgi_post(path, [b"x" * (size // 2)] * 2, headers)
-    assert start["status"] != 413  # read to the end, then answered by the view (no such project: 404)
-    assert messages_read == 3
+    return start["status"], messages_read
 
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_upload_route_with_a_valid_token_reads_a_big_body(project, editor, settings):
+    from channels.db import database_sync_to_async
+
+    from tests.factories import TicketFactory
+
+    ticket = await database_sync_to_async(TicketFactory)(project=project)
+    status, messages_read = await big_upload(f"/api/v1/tickets/{ticket.pk}/attachments", editor, settings)
+    assert (status, messages_read) == (400, 3)  # read to the end, then judged by the view: not multipart
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["no such ticket", "another project's ticket", "role too low", "not an upload route"])
+async def test_a_big_body_the_caller_may_not_upload_is_refused_unread(where, project, editor, viewer, settings):
+    """Judged from the path and token before a byte is read: nothing is spooled for a caller who would
+    be refused anyway (403, 404) or a route that takes no upload."""
+    from channels.db import database_sync_to_async
+
+    from tests.factories import TicketFactory
+
+    ticket, other = await database_sync_to_async(lambda: (TicketFactory(project=project), TicketFactory()))()
+    path, user = {
+        "no such ticket": ("/api/v1/tickets/999999/attachments", editor),
+        "another project's ticket": (f"/api/v1/tickets/{other.pk}/attachments", editor),
+        "role too low": (f"/api/v1/tickets/{ticket.pk}/attachments", viewer),
+        "not an upload route": (f"/api/v1/tickets/{ticket.pk}/checklist", editor),
+    }[where]
+    assert await big_upload(path, user, settings) == (413, 0)

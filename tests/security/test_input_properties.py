@@ -18,7 +18,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from rest_framework import serializers
 
-from config.api.exceptions import first_error
+from core.api.exceptions import first_error
 
 PROPERTY_SETTINGS = hypothesis_settings(
     max_examples=40, deadline=timedelta(seconds=2), database=None, derandomize=True,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.api.parsers import MAX_JSON_DEPTH
+from core.api.parsers import MAX_JSON_DEPTH
 from tests.factories import TicketFactory
 
 from .test_sockets import TWENTY_DIGITS

@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.csp import CSP_HEADER
+from core.csp import CSP_HEADER
 from tests.factories import ProjectFactory
 
 POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -36,7 +36,7 @@ def test_board_page_carries_the_policy_and_no_inline_script(browser, project):
 
 
 def test_json_answers_carry_no_policy(browser, project):
-    assert CSP_HEADER not in browser.get(f"/projects/{project.id}/board/data")
+    assert CSP_HEADER not in browser.get(f"/api/v1/projects/{project.id}/board")
     assert CSP_HEADER not in browser.get("/api/v1/projects")
 
 

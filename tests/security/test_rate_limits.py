@@ -104,9 +104,10 @@ def test_environment_sets_the_limits():
 
 
 def test_counters_live_in_redis_when_redis_url_is_set():
-    assert settings_in_a_process({"REDIS_URL": "redis://127.0.0.1:6379/9"}, "settings.CACHES['default']") == (
-        "{'BACKEND': 'config.cache.SharedRedisCache', 'LOCATION': 'redis://127.0.0.1:6379/9', "
-        "'KEY_PREFIX': 'tracker'}")
+    from config.settings import cache_config
+
+    assert cache_config("redis://127.0.0.1:6379/9") == {"default": {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/9", "KEY_PREFIX": "tracker"}}
 
 
 @pytest.mark.redis
@@ -114,7 +115,7 @@ def test_counters_live_in_redis_when_redis_url_is_set():
 def test_two_processes_share_one_counter():
     for _ in range(2):  # a second try only if the two processes fell into different minutes
         bucket = f"test-shared-{os.getpid()}-{time.monotonic_ns()}"
-        charge = f"[(q.reset_at, q.count) for q in [__import__('config.ratelimit').ratelimit.charge({bucket!r}, 9)]][0]"
+        charge = f"[(q.reset_at, q.count) for q in [__import__('core.ratelimit').ratelimit.charge(({bucket!r}, 9))]][0]"
         (first_window, first), (second_window, second) = [
             ast.literal_eval(settings_in_a_process({}, charge)) for _ in range(2)]
         if first_window == second_window:
@@ -125,76 +126,45 @@ def test_two_processes_share_one_counter():
 @pytest.mark.redis
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
 def test_a_charge_is_one_round_trip_to_redis():
-    from django.core.cache.backends.redis import RedisCacheClient
+    """A token's charge counts its token and its user: both in one pipeline, nothing else sent."""
+    from redis.client import Pipeline, Redis
 
-    from config import ratelimit
+    from core import ratelimit
 
     bucket = f"test-one-trip-{os.getpid()}-{time.monotonic_ns()}"
-    # Django's add() then incr() would be two round trips.
-    with mock.patch.object(RedisCacheClient, "add", side_effect=AssertionError("add")), \
-            mock.patch.object(RedisCacheClient, "incr", side_effect=AssertionError("incr")):
-        counts = [ratelimit.charge(bucket, 9).count for _ in range(3)]
-    assert counts == [1, 2, 3]
+    executed = []
+    original = Pipeline.execute
+
+    def counted(self, *args, **kwargs):
+        executed.append(len(self.command_stack))
+        return original(self, *args, **kwargs)
+
+    with mock.patch.object(Pipeline, "execute", counted), \
+            mock.patch.object(Redis, "execute_command", side_effect=AssertionError("a command of its own")):
+        quotas = [ratelimit.charge((bucket, 9), (f"{bucket}-user", 20)) for _ in range(3)]
+    assert [quota.count for quota in quotas] == [1, 2, 3]
+    assert executed == [4, 4, 4]  # INCR and EXPIRE of each of the two counters
 
 
 @pytest.mark.redis
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
 def test_requests_in_contexts_of_their_own_share_the_process_redis_connections():
-    """Django keeps a cache object per thread, and ASGI serves each request in a thread of its own."""
+    """Django keeps a cache object per thread, and ASGI serves each request in a thread of its own: the
+    connections come from one pool per process all the same (django-redis)."""
     import redis
-    from django.core.cache import cache
 
-    from config import ratelimit
+    from core import ratelimit
 
     server = redis.Redis.from_url(os.environ["REDIS_URL"])
-    ratelimit.charge(f"test-warm-{os.getpid()}", 9)
+    ratelimit.charge((f"test-warm-{os.getpid()}", 9))
     opened_before = server.info("stats")["total_connections_received"]
 
     def one_request(index):
-        ratelimit.charge(f"test-pool-{os.getpid()}-{index}", 9)
-        return cache._cache
+        return ratelimit.charge((f"test-pool-{os.getpid()}-{index}", 9)).count
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        clients = set(map(id, pool.map(one_request, range(40))))
-    assert len(clients) == 1
+        assert set(pool.map(one_request, range(40))) == {1}
     assert server.info("stats")["total_connections_received"] - opened_before <= 8
-
-
-def test_the_redis_cache_reuses_one_redis_client():
-    """Django's client builds a redis.Redis per command; ours keeps one per connection pool."""
-    from config.cache import SharedRedisCache
-
-    client = SharedRedisCache("redis://127.0.0.1:6379/9", {})._cache  # nothing connects before a command
-    assert client.get_client("a", write=True) is client.get_client("b", write=True) is client.get_client("c")
-
-
-@pytest.mark.redis
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
-def test_a_token_s_count_is_under_way_while_the_token_is_looked_up(client_for, manager):
-    """The count leaves for Redis before the token's lookup, and is read after it: one wait for both."""
-    import redis
-    from django.core.cache import cache
-
-    from accounts import authentication
-    from accounts.services import token_digest
-
-    api = client_for(manager)
-    plain = api._credentials["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
-    key = cache.make_key(f"ratelimit:token:{token_digest(plain)}:{int(time.time()) // 60}")
-    server, seen = redis.Redis.from_url(os.environ["REDIS_URL"]), []
-    lookup = authentication.rows_together
-
-    def lookup_seeing_the_count(*reads):
-        deadline = time.monotonic() + 2
-        while server.get(key) is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        seen.append(server.get(key))
-        return lookup(*reads)
-
-    with mock.patch.object(authentication, "rows_together", lookup_seeing_the_count):
-        response = api.get(PATH)
-    assert (response.status_code, response["X-RateLimit-Remaining"], seen) == (200, "1199", [b"1"])
-    server.delete(key)
 
 
 @pytest.mark.redis
@@ -203,17 +173,17 @@ def test_a_count_that_fails_gives_its_connection_back():
     import redis
     from django.core.cache import cache
 
-    from config import ratelimit
+    from core import ratelimit
 
     bucket = f"test-fails-{os.getpid()}-{time.monotonic_ns()}"
     key = cache.make_key(f"ratelimit:{bucket}:{int(time.time()) // 60}")
     server = redis.Redis.from_url(os.environ["REDIS_URL"])
     server.set(key, "not a number")
-    pool = cache._cache.get_client(key, write=True).connection_pool
+    pool = cache.client.get_client(write=True).connection_pool
     in_use = len(pool._in_use_connections)
     with pytest.raises(redis.ResponseError):
-        ratelimit.charge(bucket, 9)
+        ratelimit.charge((bucket, 9))
     assert len(pool._in_use_connections) == in_use
     server.delete(key)
-    assert [ratelimit.charge(bucket, 9).count for _ in range(2)] == [1, 2]  # the pool serves on
+    assert [ratelimit.charge((bucket, 9)).count for _ in range(2)] == [1, 2]  # the pool serves on
     server.delete(key)

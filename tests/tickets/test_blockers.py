@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from config.api.exceptions import RuleViolation
+from core.api.exceptions import RuleViolation
 from projects.roles import Role
 from tests.factories import ProjectFactory, TicketFactory
 from tickets import services

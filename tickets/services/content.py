@@ -53,7 +53,7 @@ def add_comment(*, ticket: Ticket, author: User, message: str) -> Comment:
     comment = Comment.objects.create(ticket=ticket, author=author, message=message)
     content_changed(ticket, author, Action.COMMENTED, {"comment": {"old": None, "new": _comment_state(comment)}},
                     on_board=True)
-    notification_rules.comment_added(ticket=ticket, comment=comment, actor=author)
+    notification_rules.comment_added(ticket=ticket, message=comment.message, actor=author)
     broadcast.announce_comment(Event.COMMENT_CREATED, ticket=ticket, comment=comment, actor=author)
     return comment
 

@@ -241,18 +241,3 @@ def sort_column(*, project: Project, status: Status, ticket_ids: list[int], acto
     Ticket.objects.bulk_update([entry.ticket for entry in entries], ["sort_order"])
     Activity.objects.bulk_create(entries)
     broadcast.announce_column_sorted(project=project, status_slug=status.slug, ticket_ids=ticket_ids, actor=actor)
-
-
-@transaction.atomic
-def remove_tag_from_tickets(*, tag: Tag, actor: User) -> None:
-    """Before a tag is deleted: its tickets record the change and their board cards refresh, in a fixed
-    number of queries however many tickets carry it."""
-    tickets = list(Ticket.objects.live().filter(tags=tag).prefetch_related("tags").order_by("pk"))
-    Activity.objects.bulk_create(
-        history.entry(ticket=ticket, actor=actor, action=Action.UPDATED, changes={"tags": history.ids_change(
-            [t.pk for t in ticket.tags.all()], [t.pk for t in ticket.tags.all() if t.pk != tag.pk])})
-        for ticket in tickets
-    )
-    Ticket.tags.through.objects.filter(tag=tag).delete()
-    on_board = [ticket for ticket in tickets if ticket.archived_at is None]
-    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=on_board, actor=actor)

@@ -16,7 +16,7 @@ from rest_framework.views import set_rollback
 
 from core.errors import RuleViolation
 
-logger = logging.getLogger("config.api")
+logger = logging.getLogger("core.api")
 
 
 def error_body(message: str, field: str | None = None, **extra) -> dict:

@@ -5,32 +5,28 @@ the application: by `Content-Length` before a byte of the body is read, and for 
 counting bytes as they arrive and stopping at the limit. The refusal itself is answered by Django
 (`RefuseOversizedBody`), so it is JSON and carries the security and rate-limit headers of every answer.
 
-Limits: a multipart body on an upload route (an API path ending in `/attachments`) with a valid token
-may carry DATA_UPLOAD_MAX_NUMBER_FILES files of attachments.uploads.MAX_FILE_SIZE plus their multipart
-framing; any other body REQUEST_BODY_MAX_SIZE (JSON: a 100,000-character description, escaped, fits).
+Limits: REQUEST_BODY_MAX_SIZE for every body (JSON: a 100,000-character description, escaped, fits),
+unless the view the path resolves to admits a larger one for this request, judged from its path and
+headers before a byte of the body is read: an upload view grants one to a caller who may upload there
+(its `body_limit_for(request, match)`). Django spools a whole body to disk before routing it, so
+without this a caller could park hundreds of megabytes on the server per connection for any path.
 """
 
 import asyncio
-import re
+import io
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
 from django.http import JsonResponse
+from django.urls import Resolver404, resolve
 
-from accounts.authentication import authenticate_token
-from accounts.services import BEARER
-from attachments.uploads import MAX_FILE_SIZE
-
-UPLOAD_ROUTE = re.compile(r"^/api/.+/attachments/?$")
-# Part headers, boundaries and the small text fields beside the files.
-MULTIPART_OVERHEAD = 1024 * 1024
 REFUSED = "tracker.body_refused"  # scope key: the limit the body went over
 
 FINAL_EMPTY_BODY = {"type": "http.request", "body": b"", "more_body": False}
-
-
-def upload_body_max_size() -> int:
-    return settings.DATA_UPLOAD_MAX_NUMBER_FILES * MAX_FILE_SIZE + MULTIPART_OVERHEAD
 
 
 def header(scope, name: bytes) -> str:
@@ -42,19 +38,32 @@ def declared_length(scope) -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def may_upload(scope) -> bool:
-    return bool(UPLOAD_ROUTE.match(scope["path"])) and header(scope, b"content-type").lower().startswith(
-        "multipart/form-data")
+def may_be_upload(scope) -> bool:
+    return header(scope, b"content-type").lower().startswith("multipart/form-data")
 
 
-async def has_valid_token(scope) -> bool:
-    match = BEARER.fullmatch(header(scope, b"authorization").strip())
-    return match is not None and await database_sync_to_async(authenticate_token)(match.group(1)) is not None
+def granted_body_limit(scope) -> int | None:
+    """The larger body the view at this path admits for this request (None: the default limit holds),
+    asked with a request that has the path, headers and session but no body."""
+    try:
+        match = resolve(scope["path"])
+    except Resolver404:
+        return None
+    body_limit_for = getattr(getattr(match.func, "cls", None), "body_limit_for", None)
+    if body_limit_for is None:
+        return None
+    request = ASGIRequest(scope, io.BytesIO())
+    # The session and user as the middleware would set them, for a browser's upload.
+    SessionMiddleware(lambda _: None).process_request(request)
+    AuthenticationMiddleware(lambda _: None).process_request(request)
+    try:
+        return body_limit_for(request, match)
+    finally:
+        close_old_connections()
 
 
 class BodySizeLimit:
-    """ASGI middleware for the HTTP app. A body over REQUEST_BODY_MAX_SIZE is read only on an upload
-    route and only with a valid token (one indexed lookup, made once the body is known to be that big)."""
+    """ASGI middleware for the HTTP app."""
 
     def __init__(self, app):
         self.app = app
@@ -64,14 +73,13 @@ class BodySizeLimit:
             return await self.app(scope, receive, send)
         scope = dict(scope)
         limit = settings.REQUEST_BODY_MAX_SIZE
-        can_grow = may_upload(scope)
+        can_grow = may_be_upload(scope)
 
         async def allowed(size: int) -> bool:
             nonlocal limit, can_grow
             if size > limit and can_grow:
                 can_grow = False
-                if await has_valid_token(scope):
-                    limit = upload_body_max_size()
+                limit = await sync_to_async(granted_body_limit)(scope) or limit
             if size > limit:
                 scope[REFUSED] = limit
                 return False

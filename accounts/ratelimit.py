@@ -1,0 +1,77 @@
+"""API rate limits (decisions.md, "rate limits"): a fixed one-minute window per credential (a bearer token,
+or a browser's session) and per user for authenticated requests, per client address for every other
+request under /api/ (no credential, a malformed or an invalid one: invalid-token floods count against
+their address). Every API answer tells the client where it stands in `X-RateLimit-*` headers.
+
+Authenticated requests are counted by CredentialThrottle, DRF's throttle of every API view (core.api.base
+runs it right after authentication, before the view reads anything); the middleware counts the others.
+"""
+
+from django.conf import settings
+from django.http import JsonResponse
+from rest_framework.throttling import BaseThrottle
+
+from core.api.paths import is_api
+from core.ratelimit import Quota, charge, client_bucket
+
+from .models import ApiToken
+from .services import BEARER
+
+LIMITED = "rate limit exceeded"
+
+
+class CredentialThrottle(BaseThrottle):
+    """Counts an authenticated request against its credential and its user; anonymous ones pass here (the
+    middleware has counted them against their address). The quota is kept on the request for its headers."""
+
+    quota: Quota | None = None
+
+    def allow_request(self, request, view) -> bool:
+        user = request.user
+        if not user.is_authenticated:
+            return True
+        credential = f"token:{request.auth.pk}" if isinstance(request.auth, ApiToken) else f"session:{user.pk}"
+        self.quota = charge((credential, settings.API_RATE_LIMIT_PER_MINUTE),
+                            (f"user:{user.pk}", settings.API_USER_RATE_LIMIT_PER_MINUTE))
+        request._request.rate_quota = self.quota
+        return not self.quota.exceeded
+
+    def wait(self) -> int:
+        return self.quota.retry_after()
+
+
+def charge_address(request) -> Quota:
+    return charge((client_bucket(request), settings.API_ANON_RATE_LIMIT_PER_MINUTE))
+
+
+def may_carry_credential(request) -> bool:
+    """A well-formed bearer token or a session cookie: the request may authenticate, and be counted so."""
+    return (BEARER.fullmatch(request.headers.get("Authorization", "").strip()) is not None
+            or settings.SESSION_COOKIE_NAME in request.COOKIES)
+
+
+class ApiRateLimitMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api(request):
+            return self.get_response(request)
+        quota = None
+        if not may_carry_credential(request):
+            quota = charge_address(request)  # certainly anonymous: counted before any work
+            if quota.exceeded:
+                return stamped(JsonResponse({"error": LIMITED}, status=429), quota)
+        response = self.get_response(request)
+        quota = quota or getattr(request, "rate_quota", None)
+        if quota is None:  # a credential that did not authenticate, or a route that takes none
+            quota = charge_address(request)
+            if quota.exceeded:
+                response = JsonResponse({"error": LIMITED}, status=429)
+        return stamped(response, quota)
+
+
+def stamped(response, quota: Quota):
+    for name, value in quota.headers().items():
+        response[name] = value
+    return response

@@ -1,0 +1,38 @@
+"""A project's tags: created for its tickets, and taken off them when deleted."""
+
+from django.db import transaction
+from django.db.models import Max
+
+from accounts.models import User
+from core.errors import RuleViolation
+from core.events import Action, Event
+from projects.models import Project, Tag
+from tickets import broadcast, history
+from tickets.models import Activity, Ticket
+
+
+@transaction.atomic
+def create_tag(*, project: Project, name: str, color: str, actor: User) -> Tag:
+    if Tag.objects.filter(project=project, name__iexact=name).exists():
+        raise RuleViolation("name: a tag with this name already exists", field="name")
+    last = Tag.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
+    tag = Tag.objects.create(project=project, name=name, color=color.lower(), sort_order=0 if last is None else last + 1)
+    broadcast.announce_tag(Event.TAG_CREATED, tag=tag, actor=actor)
+    return tag
+
+
+@transaction.atomic
+def delete_tag(*, tag: Tag, actor: User) -> None:
+    """Its tickets record the change and their board cards refresh, in a fixed number of queries however
+    many tickets carry it; then the tag goes."""
+    tickets = list(Ticket.objects.live().filter(tags=tag).prefetch_related("tags").order_by("pk"))
+    Activity.objects.bulk_create(
+        history.entry(ticket=ticket, actor=actor, action=Action.UPDATED, changes={"tags": history.ids_change(
+            [t.pk for t in ticket.tags.all()], [t.pk for t in ticket.tags.all() if t.pk != tag.pk])})
+        for ticket in tickets
+    )
+    Ticket.tags.through.objects.filter(tag=tag).delete()
+    on_board = [ticket for ticket in tickets if ticket.archived_at is None]
+    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=on_board, actor=actor)
+    broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
+    tag.delete()
