@@ -1,5 +1,4 @@
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import ApiToken
@@ -156,16 +155,6 @@ class TestMembers:
 
     def test_non_member_is_404(self, client_for, project, outsider):
         assert client_for(outsider).get(f"/api/v1/projects/{project.id}/members").status_code == 404
-
-    @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
-    def test_the_token_and_the_membership_come_in_one_round_trip(self, client_for, project, manager, pipelines,
-                                                                 django_assert_num_queries):
-        api = client_for(manager)
-        api.get(f"/api/v1/projects/{project.id}/members")  # the token's first use is recorded
-        pipelines.clear()
-        with django_assert_num_queries(3):  # the token and the membership, then the list
-            assert api.get(f"/api/v1/projects/{project.id}/members").status_code == 200
-        assert pipelines == [2]
 
     def test_a_revoked_token_is_401_even_with_a_membership(self, client_for, project, manager):
         api = client_for(manager)
