@@ -1,11 +1,18 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import Value
+from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
 
 def display_name(name: str, username: str) -> str:
     """What the interface shows for a user: the name, or the username when there is none."""
     return name or username
+
+
+def shown_name(name: str, username: str) -> Coalesce:
+    """display_name() written by the database, from the fields (or paths) of the name and username."""
+    return Coalesce(NullIf(name, Value("")), username)
 
 
 class User(AbstractUser):

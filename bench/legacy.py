@@ -1,6 +1,5 @@
 """The board, ticket detail and search as they were before issue 14: the baselines `make bench` measures
-in the same run, and the shape references of tests/tickets/test_output_shapes.py (board, detail) and
-tests/tickets/test_search.py (search)."""
+in the same run."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import RowNumber
+from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
@@ -36,7 +36,44 @@ from tickets.search import (
     like_pattern,
     referenced_number,
 )
-from tickets.serializers import BoardTicketOutput, SearchResultOutput, TicketDetailOutput
+from tickets.serializers import (
+    AssigneeOutput,
+    BlockerOutput,
+    BoardTicketOutput,
+    ChecklistEntryOutput,
+    CommentOutput,
+    SearchResultOutput,
+    TagRefOutput,
+    TicketDetailOutput,
+    UserRefOutput,
+)
+
+
+# The declared shapes, rendered by DRF from ticket objects as before issue 14: what each field read.
+class TicketObjectFields(serializers.Serializer):
+    project_ticket_number = serializers.IntegerField(source="number")
+    status = serializers.CharField(source="status.slug")
+    tags = TagRefOutput(many=True, source="tag_list")
+
+
+class LegacyBoardTicketOutput(TicketObjectFields, BoardTicketOutput):
+    assignees = AssigneeOutput(many=True, source="assignee_list")
+    creator = UserRefOutput(source="created_by")
+
+
+class LegacyTicketDetailOutput(TicketObjectFields, TicketDetailOutput):
+    comments = CommentOutput(many=True, source="live_comments")
+    checklist = ChecklistEntryOutput(many=True, source="checklist_items")
+    assignees = UserRefOutput(many=True, source="assignee_list")
+    creator = UserRefOutput(source="created_by")
+    blockers = BlockerOutput(many=True, source="live_blockers")
+
+
+class LegacySearchResultOutput(TicketObjectFields, SearchResultOutput):
+    archived = serializers.SerializerMethodField()
+
+    def get_archived(self, ticket) -> bool:
+        return ticket.archived_at is not None
 
 
 def ordered_tags() -> Prefetch:
@@ -65,12 +102,12 @@ def ticket_detail(ticket) -> dict:
         Prefetch("blocked_by_links", to_attr="live_blockers", queryset=selectors.ticket_blockers(ticket=ticket)),
         Prefetch("attachments", queryset=Attachment.objects.filter(comment__deleted_at__isnull=True).order_by("id")),
     )
-    return TicketDetailOutput(ticket).data
+    return LegacyTicketDetailOutput(ticket).data
 
 
 def board_payload(*, membership) -> dict:
     project = membership.project
-    tickets = BoardTicketOutput(board_tickets(Ticket.objects.active().filter(project=project))
+    tickets = LegacyBoardTicketOutput(board_tickets(Ticket.objects.active().filter(project=project))
                                 .order_by("sort_order", "id"), many=True).data
     by_status = {}
     for ticket in tickets:
@@ -145,7 +182,7 @@ def _add_matches(tickets, query, fields) -> None:
 
 def search_shapes(result: SearchResult) -> list[dict]:
     """The page as DRF rendered it from the tickets through SearchResultOutput's declared fields."""
-    return SearchResultOutput(result.tickets, many=True).data
+    return LegacySearchResultOutput(result.tickets, many=True).data
 
 
 class LegacyRenderer(JSONRenderer):

@@ -1,5 +1,6 @@
 """Query helpers that every app's selectors use."""
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -170,14 +171,16 @@ class PreparedLookup:
 
 
 class JSONRows(Func):
-    """The rows of a queryset as JSON text, an array of arrays: each row's `columns`, in the order of
-    `ordering` (field names, ascending). rows_of() puts it to use."""
+    """The rows of a queryset as JSON text, an array of objects: each row's `columns` under their names, in
+    the order of `ordering` (field names, ascending). rows_of() puts it to use."""
 
     output_field = TextField()
 
-    def __init__(self, *columns, ordering: tuple[str, ...]):
-        self.width = len(columns)
-        super().__init__(*columns, *(F(name) for name in ordering))
+    def __init__(self, columns: dict[str, Expression], *, ordering: tuple[str, ...]):
+        self.names = list(columns)
+        if not all(re.fullmatch(r"[a-z_]+", name) for name in self.names):
+            raise ValueError(f"column names are written into the SQL: {self.names}")
+        super().__init__(*columns.values(), *(F(name) for name in ordering))
 
     def _parts(self, compiler, connection) -> tuple[str, str, list]:
         sql, params = [], []
@@ -185,24 +188,27 @@ class JSONRows(Func):
             part_sql, part_params = compiler.compile(expression)
             sql.append(part_sql)
             params.extend(part_params)
-        return ", ".join(sql[:self.width]), ", ".join(sql[self.width:]), params
+        width = len(self.names)
+        pairs = ", ".join(f"'{name}', {value}" for name, value in zip(self.names, sql[:width], strict=True))
+        return pairs, ", ".join(sql[width:]), params
 
     def as_postgresql(self, compiler, connection, **extra_context):
-        columns, ordering, params = self._parts(compiler, connection)
-        return f"JSON_AGG(JSON_BUILD_ARRAY({columns}) ORDER BY {ordering})::text", params
+        pairs, ordering, params = self._parts(compiler, connection)
+        return f"JSON_AGG(JSON_BUILD_OBJECT({pairs}) ORDER BY {ordering})::text", params
 
     def as_sqlite(self, compiler, connection, **extra_context):
         # SQLite before 3.44 takes no ORDER BY inside an aggregate: a window over all the rows, in that order,
         # gives each row the whole array (rows_of() keeps one).
-        columns, ordering, params = self._parts(compiler, connection)
-        return (f"JSON_GROUP_ARRAY(JSON_ARRAY({columns})) OVER (ORDER BY {ordering} ROWS BETWEEN UNBOUNDED "
+        pairs, ordering, params = self._parts(compiler, connection)
+        return (f"JSON_GROUP_ARRAY(JSON_OBJECT({pairs})) OVER (ORDER BY {ordering} ROWS BETWEEN UNBOUNDED "
                 "PRECEDING AND UNBOUNDED FOLLOWING)"), params
 
 
-def rows_of(queryset: QuerySet, *columns: str | Expression, ordering: tuple[str, ...]) -> Coalesce:
-    """A column of the outer query's rows: the rows of `queryset` (filtered on OuterRef()s) as JSON text
-    (JSONRows; "[]" for none). Several of them put what would be a query each into one statement: each
-    statement costs the driver and the database more than its rows do."""
-    rows = queryset.order_by().values(rows=JSONRows(*(F(c) if isinstance(c, str) else c for c in columns),
-                                                    ordering=ordering))[:1]
+def rows_of(queryset: QuerySet, *, ordering: tuple[str, ...], **columns: str | Expression) -> Coalesce:
+    """A column of the outer query's rows: the rows of `queryset` (filtered on OuterRef()s) as JSON text, an
+    array of objects with the given names (a field name or an expression each), "[]" for none. Several of
+    them put what would be a query each into one statement: each statement costs the driver and the
+    database more than its rows do."""
+    expressions = {name: F(column) if isinstance(column, str) else column for name, column in columns.items()}
+    rows = queryset.order_by().values(rows=JSONRows(expressions, ordering=ordering))[:1]
     return Coalesce(Subquery(rows), Value("[]"), output_field=TextField())

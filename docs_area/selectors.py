@@ -3,43 +3,32 @@
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.rows import found
 from projects.models import Project
 
 from .models import Article, ArticleAttachment, ArticleComment, ArticleVersion, Folder
 
 
 def folder_in_project(*, project: Project, folder_id: int) -> Folder:
-    folder = Folder.objects.live().filter(project=project, pk=folder_id).first()
-    if folder is None:
-        raise Http404("folder not found")
-    return folder
+    return found(Folder.objects.live().filter(project=project, pk=folder_id), "folder not found")
 
 
 def article_in_project(*, project: Project, article_id: int) -> Article:
-    article = Article.objects.live().filter(project=project, pk=article_id).first()
-    if article is None:
-        raise Http404("article not found")
-    return article
+    return found(Article.objects.live().filter(project=project, pk=article_id), "article not found")
 
 
 def comment_in_project(*, project: Project, comment_id: int) -> ArticleComment:
     """A live comment on a live article of the project."""
-    comment = (ArticleComment.objects.live().select_related("article")
-               .filter(pk=comment_id, article__project=project, article__deleted_at__isnull=True).first())
-    if comment is None:
-        raise Http404("comment not found")
-    return comment
+    return found(ArticleComment.objects.live().select_related("article")
+                 .filter(pk=comment_id, article__project=project, article__deleted_at__isnull=True), "comment not found")
 
 
 def attachment_in_project(*, project: Project, attachment_id: int) -> ArticleAttachment:
     """An attachment of a live article of the project."""
-    attachment = (ArticleAttachment.objects.select_related("article")
-                  .filter(pk=attachment_id, article__project=project, article__deleted_at__isnull=True).first())
-    if attachment is None:
-        raise Http404("attachment not found")
-    return attachment
+    return found(ArticleAttachment.objects.select_related("article")
+                 .filter(pk=attachment_id, article__project=project, article__deleted_at__isnull=True),
+                 "attachment not found")
 
 
 def folder_parents(*, project_id: int) -> dict[int, int | None]:

@@ -7,7 +7,6 @@ on live slugs stay as the backstop). On SQLite the IMMEDIATE transactions serial
 
 from django.db import transaction
 from django.db.models import Max, QuerySet
-from django.http import Http404
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -16,6 +15,7 @@ from attachments import files
 from attachments.uploads import Upload
 from core.errors import RuleViolation
 from core.events import Event
+from core.rows import UNCHANGED, found, locked
 from projects.models import Project
 
 from . import broadcast, selectors
@@ -24,19 +24,6 @@ from .models import SLUG_MAX, TITLE_MAX, Article, ArticleAttachment, ArticleComm
 COPY_SUFFIX = " (copy)"
 # Room for "-<n>" after the title's slug.
 SLUG_BASE_MAX = SLUG_MAX - 12
-
-
-class Keep:
-    """An optional field left out of an update: `parent_id` None means "to the root", so it needs its own value."""
-
-
-KEEP = Keep()
-
-
-def _lock_project(project_id: int) -> Project:
-    # NO KEY UPDATE: documentation writes queue behind each other, while rows that merely reference the
-    # project (new tickets, memberships) are still inserted meanwhile.
-    return Project.objects.select_for_update(no_key=True).only("pk").get(pk=project_id)
 
 
 def _unique_slug(taken: QuerySet, title: str, fallback: str) -> str:
@@ -78,16 +65,13 @@ def _soft_delete(row) -> None:
 
 
 def _relocked(model, obj):
-    """The object read again under the project's lock; deleted meanwhile: 404."""
-    fresh = model.objects.live().filter(pk=obj.pk).first()
-    if fresh is None:
-        raise Http404(f"{model._meta.verbose_name} not found")
-    return fresh
+    """The object read again, locked, under the project's lock; deleted meanwhile: 404."""
+    return locked(model.objects.live(), obj.pk, f"{model._meta.verbose_name} not found")
 
 
 @transaction.atomic
 def create_folder(*, project: Project, title: str, parent_id: int | None, actor: User) -> Folder:
-    _lock_project(project.pk)
+    Project.objects.lock(project.pk)
     parent = _folder_for(project.pk, parent_id, "parent_id")
     folder = Folder.objects.create(
         project=project, parent=parent, title=title, slug=_folder_slug(project.pk, title),
@@ -97,13 +81,13 @@ def create_folder(*, project: Project, title: str, parent_id: int | None, actor:
 
 
 @transaction.atomic
-def update_folder(*, folder: Folder, actor: User, title: str | Keep = KEEP,
-                  parent_id: int | None | Keep = KEEP) -> Folder:
-    _lock_project(folder.project_id)
+def update_folder(*, folder: Folder, actor: User, title: str = UNCHANGED,
+                  parent_id: int | None = UNCHANGED) -> Folder:
+    Project.objects.lock(folder.project_id)
     folder = _relocked(Folder, folder)
-    if not isinstance(title, Keep) and title != folder.title:
+    if title is not UNCHANGED and title != folder.title:
         folder.title, folder.slug = title, _folder_slug(folder.project_id, title, exclude=folder.pk)
-    if not isinstance(parent_id, Keep) and parent_id != folder.parent_id:
+    if parent_id is not UNCHANGED and parent_id != folder.parent_id:
         if parent_id == folder.pk:
             raise RuleViolation("parent_id: a folder cannot be its own parent", field="parent_id")
         parent = _folder_for(folder.project_id, parent_id, "parent_id")
@@ -120,7 +104,7 @@ def update_folder(*, folder: Folder, actor: User, title: str | Keep = KEEP,
 @transaction.atomic
 def delete_folder(*, folder: Folder, actor: User) -> int | None:
     """Soft delete; its live subfolders and articles move up to its parent, which is returned."""
-    _lock_project(folder.project_id)
+    Project.objects.lock(folder.project_id)
     folder = _relocked(Folder, folder)
     Folder.objects.live().filter(parent=folder).update(parent_id=folder.parent_id, updated_at=timezone.now())
     Article.objects.live().filter(folder=folder).update(folder_id=folder.parent_id)
@@ -131,7 +115,7 @@ def delete_folder(*, folder: Folder, actor: User) -> int | None:
 
 @transaction.atomic
 def create_article(*, project: Project, title: str, content: str, folder_id: int | None, actor: User) -> Article:
-    _lock_project(project.pk)
+    Project.objects.lock(project.pk)
     folder = _folder_for(project.pk, folder_id, "folder_id")
     article = Article.objects.create(
         project=project, folder=folder, title=title, slug=_article_slug(project.pk, title), content=content,
@@ -141,19 +125,19 @@ def create_article(*, project: Project, title: str, content: str, folder_id: int
 
 
 @transaction.atomic
-def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, content: str | Keep = KEEP,
-                   folder_id: int | None | Keep = KEEP) -> Article:
+def update_article(*, article: Article, actor: User, title: str = UNCHANGED, content: str = UNCHANGED,
+                   folder_id: int | None = UNCHANGED) -> Article:
     """Sets `updated_by` to the caller; a change of title or content keeps the previous pair as a version."""
-    _lock_project(article.project_id)
+    Project.objects.lock(article.project_id)
     article = _relocked(Article, article)
-    new_title = article.title if isinstance(title, Keep) else title
-    new_content = article.content if isinstance(content, Keep) else content
+    new_title = article.title if title is UNCHANGED else title
+    new_content = article.content if content is UNCHANGED else content
     if (new_title, new_content) != (article.title, article.content):
         ArticleVersion.objects.create(article=article, title=article.title, content=article.content, edited_by=actor)
     if new_title != article.title:
         article.slug = _article_slug(article.project_id, new_title, exclude=article.pk)
     article.title, article.content = new_title, new_content
-    if not isinstance(folder_id, Keep) and folder_id != article.folder_id:
+    if folder_id is not UNCHANGED and folder_id != article.folder_id:
         article.folder = _folder_for(article.project_id, folder_id, "folder_id")
         article.sort_order = _end_of(selectors.level_articles(project=article.project, folder_id=folder_id))
     article.updated_by = actor
@@ -165,7 +149,7 @@ def update_article(*, article: Article, actor: User, title: str | Keep = KEEP, c
 @transaction.atomic
 def delete_article(*, article: Article, actor: User) -> None:
     """Soft delete: its comments, attachments and versions stay with it, out of sight."""
-    _lock_project(article.project_id)
+    Project.objects.lock(article.project_id)
     article = _relocked(Article, article)
     _soft_delete(article)
     broadcast.announce_article(Event.DOCS_ARTICLE_DELETED, article=article, actor=actor)
@@ -182,7 +166,7 @@ def copy_article(*, article: Article, actor: User) -> Article:
                                  mime_type=original.mime_type, uploaded_by=actor) for original in originals]
 
     def commit() -> Article:
-        _lock_project(article.project_id)
+        Project.objects.lock(article.project_id)
         source = _relocked(Article, article)
         title = (source.title[:TITLE_MAX - len(COPY_SUFFIX)] + COPY_SUFFIX)
         copy = Article.objects.create(
@@ -200,7 +184,7 @@ def copy_article(*, article: Article, actor: User) -> Article:
 
 
 def _live_article_locked(article: Article) -> Article:
-    _lock_project(article.project_id)
+    Project.objects.lock(article.project_id)
     return _relocked(Article, article)
 
 
@@ -242,9 +226,7 @@ def attach_files(*, article: Article, uploads: list[Upload], actor: User) -> lis
 def delete_attachment(*, attachment: ArticleAttachment, actor: User) -> None:
     """The record goes now, the stored file once that is committed: a rollback keeps both."""
     _live_article_locked(attachment.article)
-    attachment = ArticleAttachment.objects.filter(pk=attachment.pk).first()
-    if attachment is None:
-        raise Http404("attachment not found")
+    attachment = found(ArticleAttachment.objects.filter(pk=attachment.pk), "attachment not found")
     attachment.delete()
     files.delete_file_on_commit(attachment)
 
@@ -267,7 +249,7 @@ def _reorder(model, project_id: int, ids: list[int], level_field: str, field: st
 @transaction.atomic
 def sort_docs(*, project: Project, folder_ids: list[int] | None, article_ids: list[int] | None, actor: User) -> None:
     """Array position becomes sort_order; every id is checked before anything is written."""
-    _lock_project(project.pk)
+    Project.objects.lock(project.pk)
     folders = _reorder(Folder, project.pk, folder_ids or [], "parent_id", "folders")
     articles = _reorder(Article, project.pk, article_ids or [], "folder_id", "articles")
     Folder.objects.bulk_update(folders, ["sort_order"])

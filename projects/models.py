@@ -12,6 +12,15 @@ class EstimationMode(models.TextChoices):
 
 
 class ProjectQuerySet(models.QuerySet):
+    def lock(self, project_id: int) -> None:
+        """Hold the project row until the surrounding transaction ends, so that the project's writes that need
+        one another's results (a column's end, a docs level's order, the blocker graph) queue here.
+
+        NO KEY UPDATE: rows that merely reference the project (new tickets, memberships) are still inserted
+        meanwhile. Every write takes it after the ticket rows it locks, so two writes never deadlock.
+        """
+        self.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
+
     def advance_counters(self, project_id: int, **steps: int) -> dict[str, int]:
         """Add each step to its counter of the project and answer the new values, in one statement.
 

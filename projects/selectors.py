@@ -5,6 +5,7 @@ from django.http import Http404
 from accounts.models import User
 from core.errors import RuleViolation
 from core.queries import PreparedLookup
+from core.rows import found
 
 from .models import Membership, Project, Status, Tag
 
@@ -43,9 +44,8 @@ def project_tags(*, project: Project) -> QuerySet[Tag]:
 
 
 def tag_in_project(*, project: Project, tag_id: int) -> Tag:
-    tag = project_tags(project=project).filter(pk=tag_id).first()
-    if tag is None:
-        raise Http404("tag not found")
+    tag = found(project_tags(project=project).filter(pk=tag_id), "tag not found")
+    tag.project = project
     return tag
 
 

@@ -21,14 +21,14 @@ __all__ = ["board_group", "announce_tickets", "announce_created", "announce_colu
            "announce_checklist", "announce_blockers", "announce_attachments", "announce_tag"]
 
 
-def announce_tickets(event: Event, *, tickets: Sequence[Ticket], actor: User, **extra) -> None:
-    """One frame per ticket (all of one project), each in its board shape as of now."""
+def announce_tickets(event: Event, *, project: Project, tickets: Sequence[Ticket], actor: User, **extra) -> None:
+    """One frame per ticket of the project, each in its board shape as of now."""
     if not tickets:
         return
-    shapes = {shape["id"]: shape for shape in ticket_shapes(
-        selectors.board_tickets_by_id(ticket_ids=[ticket.pk for ticket in tickets], users=[actor]))}
+    shapes = {shape["id"]: shape for shape in ticket_shapes(selectors.board_tickets_by_id(
+        project=project, ticket_ids=[ticket.pk for ticket in tickets], users=[actor]))}
     frames = [{"event": event, "ticket": shapes[ticket.pk], **extra} for ticket in tickets]
-    announce(project_id=tickets[0].project_id, frames=frames, actor=actor)
+    announce(project_id=project.pk, frames=frames, actor=actor)
 
 
 def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User, seq: int) -> None:

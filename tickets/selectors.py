@@ -12,11 +12,12 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
-from django.http import Http404
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import User, shown_name
 from core.queries import PreparedLookup, PreparedRows, Read, rows_of
+from core.rows import found
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
@@ -52,29 +53,33 @@ class UtcTimestamp(Func):
         return self.as_sql(compiler, connection, template="substr(%(expressions)s, 1, 19)", **extra)
 
 
-LIST_COLUMNS = ("id", "number", "project__prefix", "title", "status__slug", "type", "priority", "deadline",
-                "created")
+# A ticket row, as the list shape reads it by name (serializers.ticket_shapes); a board row adds its
+# creator and counts.
+LIST_COLUMNS = ("id", "number", "title", "status__slug", "type", "priority", "deadline", "created")
 BOARD_COLUMNS = (*LIST_COLUMNS, "created_by_id", "reaction_count", "checklist_total", "checklist_done")
 
 
 @dataclass
 class TicketRows:
-    """Tickets as plain rows (LIST_COLUMNS or BOARD_COLUMNS), with the tags and users they refer to.
+    """Tickets of one project as plain rows (dicts of LIST_COLUMNS or BOARD_COLUMNS), with the tags and users
+    they refer to.
 
     No model instance per ticket: on a board of thousands, building them was most of the time.
     """
 
-    rows: list[tuple]
+    rows: list[dict]
     board: bool
+    prefix: str
     tag_ids: dict[int, list[int]]
     tags: dict[int, Tag]
     assignee_ids: dict[int, list[int]] = field(default_factory=dict)
     users: dict[int, User] = field(default_factory=dict)
 
 
-def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] | None = None,
+def ticket_rows(tickets: QuerySet[Ticket], *, prefix: str, board: bool, tags: Iterable[Tag] | None = None,
                 users: Iterable[User] | None = None) -> TicketRows:
-    """`tickets` (in their order) as rows of the list shape, or of the board shape with `board`.
+    """`tickets` (of one project, whose prefix is given, in their order) as rows of the list shape, or of the
+    board shape with `board`.
 
     `tags` and `users` are those the caller has loaded anyway (the board: the project's tags and
     members); any other tag or user a ticket refers to (a former member's assignment, a deleted
@@ -87,12 +92,12 @@ def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] |
             checklist_done=count_of(ChecklistItem, done=True),
         )
     rows = list(tickets.annotate(created=UtcTimestamp("created_at"))
-                .values_list(*(BOARD_COLUMNS if board else LIST_COLUMNS)))
+                .values(*(BOARD_COLUMNS if board else LIST_COLUMNS)))
     if not rows:
-        return TicketRows(rows=[], board=board, tag_ids={}, tags={})
+        return TicketRows(rows=[], board=board, prefix=prefix, tag_ids={}, tags={})
     # A board's thousands of ids would make a long IN (...): they are given as a subquery instead. A few
     # (a frame's) are given as they are, which spares building that subquery.
-    ids = [row[0] for row in rows] if len(rows) <= FEW_TICKETS else tickets.order_by().values("pk")
+    ids = [row["id"] for row in rows] if len(rows) <= FEW_TICKETS else tickets.order_by().values("pk")
     tags_by_id = {tag.pk: tag for tag in tags} if tags is not None else {}
     tag_ids = _pairs(Ticket.tags.through.objects.filter(ticket__in=ids).values_list("ticket_id", "tag_id"))
     missing_tags = {tag_id for ids_ in tag_ids.values() for tag_id in ids_} - tags_by_id.keys()
@@ -102,12 +107,12 @@ def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] |
         sorted(tags_by_id, key=lambda pk: (tags_by_id[pk].sort_order, pk)))}
     for ticket_tags in tag_ids.values():
         ticket_tags.sort(key=rank.__getitem__)
-    result = TicketRows(rows=rows, board=board, tag_ids=tag_ids, tags=tags_by_id)
+    result = TicketRows(rows=rows, board=board, prefix=prefix, tag_ids=tag_ids, tags=tags_by_id)
     if board:
         result.assignee_ids = _pairs(Ticket.assignees.through.objects.filter(ticket__in=ids)
                                      .order_by("user_id").values_list("ticket_id", "user_id"))
         result.users = {user.pk: user for user in users} if users is not None else {}
-        needed = {row[BOARD_COLUMNS.index("created_by_id")] for row in rows}
+        needed = {row["created_by_id"] for row in rows}
         needed.update(user_id for ids_ in result.assignee_ids.values() for user_id in ids_)
         missing_users = needed - result.users.keys()
         if missing_users:
@@ -116,13 +121,20 @@ def ticket_rows(tickets: QuerySet[Ticket], *, board: bool, tags: Iterable[Tag] |
     return result
 
 
+def list_row(ticket: Ticket) -> dict:
+    """A ticket instance (its status loaded) as a row of LIST_COLUMNS."""
+    return {"id": ticket.pk, "number": ticket.number, "title": ticket.title, "status__slug": ticket.status.slug,
+            "type": ticket.type, "priority": ticket.priority, "deadline": ticket.deadline,
+            "created": timestamp(ticket.created_at)}
+
+
 def new_ticket_rows(*, ticket: Ticket, tags: Iterable[Tag], checklist_total: int) -> TicketRows:
     """A ticket its creation just wrote, in the board shape, from what the creation holds: nothing to read
     back, since a new ticket has no comment, assignee or done checklist item yet."""
     tags = sorted(tags, key=lambda tag: (tag.sort_order, tag.pk))
-    row = (ticket.pk, ticket.number, ticket.project.prefix, ticket.title, ticket.status.slug, ticket.type,
-           ticket.priority, ticket.deadline, timestamp(ticket.created_at), ticket.created_by_id, 0, checklist_total, 0)
-    return TicketRows(rows=[row], board=True, tag_ids={ticket.pk: [tag.pk for tag in tags]},
+    row = {**list_row(ticket), "created_by_id": ticket.created_by_id, "reaction_count": 0,
+           "checklist_total": checklist_total, "checklist_done": 0}
+    return TicketRows(rows=[row], board=True, prefix=ticket.project.prefix, tag_ids={ticket.pk: [tag.pk for tag in tags]},
                       tags={tag.pk: tag for tag in tags}, users={ticket.created_by_id: ticket.created_by})
 
 
@@ -137,19 +149,19 @@ def ticket_list(*, project: Project, status=None) -> TicketRows:
     tickets = Ticket.objects.active().filter(project=project)
     if status is not None:
         tickets = tickets.filter(status=status)
-    return ticket_rows(tickets.order_by("sort_order", "id"), board=False)
+    return ticket_rows(tickets.order_by("sort_order", "id"), prefix=project.prefix, board=False)
 
 
 def board_tickets(*, project: Project, tags: Iterable[Tag], users: Iterable[User]) -> TicketRows:
-    return ticket_rows(Ticket.objects.active().filter(project=project).order_by("sort_order", "id"), board=True,
-                       tags=tags, users=users)
+    return ticket_rows(Ticket.objects.active().filter(project=project).order_by("sort_order", "id"),
+                       prefix=project.prefix, board=True, tags=tags, users=users)
 
 
-def board_tickets_by_id(*, ticket_ids: Iterable[int], users: Iterable[User] = ()) -> TicketRows:
-    """Tickets in their board shape whatever their state (a frame may announce a deletion); `users`: any
-    the caller holds (the actor, often their creator or assignee), not read again."""
-    return ticket_rows(Ticket.objects.filter(pk__in=list(ticket_ids)).order_by("sort_order", "id"), board=True,
-                       users=users)
+def board_tickets_by_id(*, project: Project, ticket_ids: Iterable[int], users: Iterable[User] = ()) -> TicketRows:
+    """Tickets of the project in their board shape whatever their state (a frame may announce a deletion);
+    `users`: any the caller holds (the actor, often their creator or assignee), not read again."""
+    return ticket_rows(Ticket.objects.filter(project=project, pk__in=list(ticket_ids)).order_by("sort_order", "id"),
+                       prefix=project.prefix, board=True, users=users)
 
 
 def velocity(*, project: Project) -> int:
@@ -171,10 +183,7 @@ _live_ticket_by_number = PreparedLookup(
 
 def live_ticket(*, ticket_id: int) -> Ticket:
     """A live ticket by its global id, for views that reach the project through it."""
-    ticket = Ticket.objects.live().select_related("project", "status").filter(pk=ticket_id).first()
-    if ticket is None:
-        raise Http404("ticket not found")
-    return ticket
+    return found(Ticket.objects.live().select_related("project", "status").filter(pk=ticket_id), "ticket not found")
 
 
 def _live_blocker_links() -> QuerySet[Blocker]:
@@ -192,30 +201,26 @@ def _shown_attachments() -> QuerySet[Attachment]:
     return Attachment.objects.filter(comment__deleted_at__isnull=True)
 
 
-@dataclass
-class TicketParts:
-    """What ticket detail shows besides the ticket's own columns, as plain rows in their order."""
-
-    tags: list[list]  # id, name, color
-    assignees: list[list]  # id, name, username
-    checklist: list[list]  # id, text, done
-    comments: list[list]  # id, message, author id, author name, author username, created_at text
-    blockers: list[list]  # blocking ticket id, title, status slug, number
-    attachments: list[list]  # id, ticket_id, original_name, filesize, mime_type
-
-
-# The parts of a ticket's detail, found by project and number: one statement, compiled once, whose six
-# columns are each part's rows as JSON (every detail reads it in the round trip of its token and ticket).
+# What a ticket's detail shows besides the ticket's own columns, each part's rows as JSON objects keyed as
+# the detail shows them: one statement, compiled once (every detail reads it in the round trip of its
+# membership and ticket), found by project and number.
+DETAIL_PARTS = ("tags", "assignees", "checklist", "comments", "blockers", "attachments")
 _part_rows = PreparedRows(lambda project, number: Ticket.objects.filter(project_id=project, number=number).values_list(
-    rows_of(Tag.objects.filter(tickets=OuterRef("pk")), "id", "name", "color", ordering=("sort_order", "id")),
-    rows_of(User.objects.filter(assigned_tickets=OuterRef("pk")), "id", "name", "username", ordering=("id",)),
-    rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), "id", "text", "done", ordering=("sort_order", "id")),
-    rows_of(Comment.objects.filter(ticket=OuterRef("pk"), deleted_at__isnull=True), "id", "message", "author_id",
-            "author__name", "author__username", UtcTimestamp("created_at"), ordering=("created_at", "id")),
-    rows_of(_live_blocker_links().filter(ticket=OuterRef("pk")), "blocker_id", "blocker__title",
-            "blocker__status__slug", "blocker__number", ordering=("blocker__number",)),
-    rows_of(_shown_attachments().filter(ticket=OuterRef("pk")), "id", "ticket_id", "original_name", "filesize",
-            "mime_type", ordering=("id",))))
+    rows_of(Tag.objects.filter(tickets=OuterRef("pk")), ordering=("sort_order", "id"),
+            id="id", name="name", color="color"),
+    rows_of(User.objects.filter(assigned_tickets=OuterRef("pk")), ordering=("id",),
+            id="id", name=shown_name("name", "username")),
+    rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), ordering=("sort_order", "id"),
+            id="id", text="text", done=Cast("done", IntegerField())),
+    rows_of(Comment.objects.filter(ticket=OuterRef("pk"), deleted_at__isnull=True), ordering=("created_at", "id"),
+            id="id", message="message", user_id="author_id",
+            user_name=shown_name("author__name", "author__username"), created_at=UtcTimestamp("created_at")),
+    rows_of(_live_blocker_links().filter(ticket=OuterRef("pk")), ordering=("blocker__number",),
+            id="blocker_id", title="blocker__title", status="blocker__status__slug",
+            project_ticket_number="blocker__number"),
+    rows_of(_shown_attachments().filter(ticket=OuterRef("pk")), ordering=("id",),
+            id="id", ticket_id="ticket_id", original_name="original_name", filesize="filesize",
+            mime_type="mime_type")))
 
 
 @dataclass(frozen=True)
@@ -225,7 +230,7 @@ class TicketScope:
     its parts."""
 
     ticket: Ticket | None
-    parts: TicketParts | None
+    parts: dict[str, list[dict]] | None  # by name, DETAIL_PARTS
 
 
 def ticket_reads(*, project_id: int, number: int, parts: bool) -> list[Read]:
@@ -242,7 +247,8 @@ def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
     if ticket is None or part_rows == [[]]:  # none, or removed between the two statements
         return TicketScope(None, None)
     ticket.project = project
-    return TicketScope(ticket, TicketParts(*map(orjson.loads, part_rows[0][0])) if part_rows else None)
+    parts = dict(zip(DETAIL_PARTS, map(orjson.loads, part_rows[0][0]), strict=True)) if part_rows else None
+    return TicketScope(ticket, parts)
 
 
 def archived_tickets(*, project: Project, title_query: str = "") -> QuerySet[Ticket]:
@@ -264,25 +270,17 @@ def ticket_history(*, ticket: Ticket) -> QuerySet[Activity]:
 
 def live_comment(*, comment_id: int) -> Comment:
     """A comment that is not deleted, on a ticket that is not deleted, with its ticket."""
-    comment = (Comment.objects.select_related("ticket")
-               .filter(pk=comment_id, deleted_at__isnull=True, ticket__deleted_at__isnull=True).first())
-    if comment is None:
-        raise Http404("comment not found")
-    return comment
+    return found(Comment.objects.select_related("ticket")
+                 .filter(pk=comment_id, deleted_at__isnull=True, ticket__deleted_at__isnull=True), "comment not found")
 
 
 def checklist_item(*, item_id: int) -> ChecklistItem:
     """A checklist item of a ticket that is not deleted, with its ticket."""
-    item = ChecklistItem.objects.select_related("ticket").filter(pk=item_id, ticket__deleted_at__isnull=True).first()
-    if item is None:
-        raise Http404("checklist item not found")
-    return item
+    return found(ChecklistItem.objects.select_related("ticket").filter(pk=item_id, ticket__deleted_at__isnull=True),
+                 "checklist item not found")
 
 
 def live_attachment(*, attachment_id: int) -> Attachment:
     """An attachment still shown on a ticket that is not deleted, with its ticket."""
-    attachment = (_shown_attachments().select_related("ticket")
-                  .filter(pk=attachment_id, ticket__deleted_at__isnull=True).first())
-    if attachment is None:
-        raise Http404("attachment not found")
-    return attachment
+    return found(_shown_attachments().select_related("ticket").filter(pk=attachment_id, ticket__deleted_at__isnull=True),
+                 "attachment not found")

@@ -2,14 +2,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.models import display_name
 from core.api.fields import ObjectIdField, SlugRelatedField
 from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_FIELDS, Match, SearchResult
-from .selectors import TicketParts, TicketRows
+from .selectors import TicketRows, list_row
 
 # ---- input ------------------------------------------------------------------------------
 
@@ -191,19 +190,18 @@ class AssigneeOutput(UserRefOutput):
     avatar = serializers.CharField(allow_null=True)
 
 
+# Tickets come in lists and boards by the thousand: their shapes are declared by the serializers below (the
+# API reference, which the test client holds every answer to) and built as plain dicts by the functions
+# beside them, from rows read by name.
+
 class TicketListOutput(serializers.ModelSerializer):
-    """A ticket in lists.
+    """A ticket in lists."""
 
-    Lists and boards render thousands of these, so `ticket_shapes` builds them as plain dicts from
-    plain rows; these declared fields document the shape (OpenAPI) and, rendered by DRF from a
-    ticket, are the reference tests/tickets/test_output_shapes.py holds `ticket_shapes` to.
-    """
-
-    project_ticket_number = serializers.IntegerField(source="number")
+    project_ticket_number = serializers.IntegerField()
     prefix_ref = serializers.CharField()
-    status = serializers.CharField(source="status.slug")
+    status = serializers.CharField(help_text="The slug of its status")
     priority = serializers.ChoiceField(choices=Priority.choices, allow_null=True)
-    tags = TagRefOutput(many=True, source="tag_list")
+    tags = TagRefOutput(many=True)
 
     class Meta:
         model = Ticket
@@ -212,8 +210,10 @@ class TicketListOutput(serializers.ModelSerializer):
 
 
 class BoardTicketOutput(TicketListOutput):
-    assignees = AssigneeOutput(many=True, source="assignee_list")
-    creator = UserRefOutput(source="created_by")
+    """A ticket on the board, and in the board's live frames."""
+
+    assignees = AssigneeOutput(many=True)
+    creator = UserRefOutput()
     reaction_count = serializers.IntegerField()
     checklist_total = serializers.IntegerField()
     checklist_done = serializers.IntegerField()
@@ -228,54 +228,50 @@ class UnarchivedTicketOutput(BoardTicketOutput):
         fields = BoardTicketOutput.Meta.fields + ["archived_at"]
 
 
-def ticket_shapes(tickets: TicketRows) -> list[dict]:
-    """Each row in the shape TicketListOutput (or, for board rows, BoardTicketOutput) declares.
+def _ref_fields(row: dict, prefix: str) -> dict:
+    """What every ticket shape starts with, from a row of tickets.selectors.LIST_COLUMNS (or a search page)."""
+    return {"id": row["id"], "project_ticket_number": row["number"], "prefix_ref": f"{prefix}-{row['number']}",
+            "title": row["title"], "status": row["status__slug"], "type": row["type"]}
 
-    The one builder of these shapes: the list, the board and the board's websocket frames.
-    """
+
+def _list_shape(row: dict, prefix: str, tags: list[dict]) -> dict:
+    deadline = row["deadline"]
+    return {**_ref_fields(row, prefix), "priority": row["priority"],
+            "deadline": deadline.isoformat() if deadline is not None else None, "tags": tags,
+            "created_at": row["created"]}
+
+
+def ticket_shapes(tickets: TicketRows) -> list[dict]:
+    """Each row in the shape TicketListOutput (or, for board rows, BoardTicketOutput) declares: the one builder
+    of these shapes, for the list, the board and the board's websocket frames."""
     tags = {pk: {"id": tag.id, "name": tag.name, "color": tag.color} for pk, tag in tickets.tags.items()}
-    assignees = {pk: {"id": pk, "name": user.display_name, "avatar": user.avatar} for pk, user in tickets.users.items()}
+    people = {pk: {"id": pk, "name": user.display_name, "avatar": user.avatar} for pk, user in tickets.users.items()}
     shapes = []
-    for pk, number, prefix, title, status, type_, priority, deadline, created, *board in tickets.rows:
-        shape = _list_shape(pk, number, prefix, title, status, type_, priority, deadline,
-                            [tags[tag_id] for tag_id in tickets.tag_ids.get(pk, ())], created)
+    for row in tickets.rows:
+        shape = _list_shape(row, tickets.prefix, [tags[tag_id] for tag_id in tickets.tag_ids.get(row["id"], ())])
         if tickets.board:
-            created_by_id, reaction_count, checklist_total, checklist_done = board
-            creator = assignees[created_by_id]
+            creator = people[row["created_by_id"]]
             shape.update({
-                "assignees": [assignees[user_id] for user_id in tickets.assignee_ids.get(pk, ())],
+                "assignees": [people[user_id] for user_id in tickets.assignee_ids.get(row["id"], ())],
                 "creator": {"id": creator["id"], "name": creator["name"]},
-                "reaction_count": reaction_count, "checklist_total": checklist_total, "checklist_done": checklist_done,
+                "reaction_count": row["reaction_count"], "checklist_total": row["checklist_total"],
+                "checklist_done": row["checklist_done"],
             })
         shapes.append(shape)
     return shapes
 
 
-def _list_shape(pk, number, prefix, title, status, type_, priority, deadline, tags, created) -> dict:
-    return {"id": pk, "project_ticket_number": number, "prefix_ref": f"{prefix}-{number}", "title": title,
-            "status": status, "type": type_, "priority": priority,
-            "deadline": deadline.isoformat() if deadline is not None else None, "tags": tags, "created_at": created}
-
-
-def ticket_detail_shape(ticket: Ticket, parts: TicketParts) -> dict:
-    """The shape TicketDetailOutput declares, from the ticket and parts of a TicketScope."""
+def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]]) -> dict:
+    """The shape TicketDetailOutput declares, from the ticket and the parts of a TicketScope (each part's rows
+    already in their shape)."""
     return {
-        **_list_shape(ticket.pk, ticket.number, ticket.project.prefix, ticket.title, ticket.status.slug, ticket.type,
-                      ticket.priority, ticket.deadline,
-                      [{"id": pk, "name": name, "color": color} for pk, name, color in parts.tags],
-                      timestamp(ticket.created_at)),
+        **_list_shape(list_row(ticket), ticket.project.prefix, parts["tags"]),
         "description": ticket.description, "story_points": ticket.story_points,
         "estimated_hours": float(ticket.estimated_hours) if ticket.estimated_hours is not None else None,
         "updated_at": timestamp(ticket.updated_at),
-        "comments": [{"id": pk, "message": message, "user_id": author_id, "user_name": display_name(name, username),
-                      "created_at": created} for pk, message, author_id, name, username, created in parts.comments],
-        "checklist": [{"id": pk, "text": text, "done": int(done)} for pk, text, done in parts.checklist],
-        "assignees": [{"id": pk, "name": display_name(name, username)} for pk, name, username in parts.assignees],
+        "comments": parts["comments"], "checklist": parts["checklist"], "assignees": parts["assignees"],
         "creator": {"id": ticket.created_by_id, "name": ticket.created_by.display_name},
-        "blockers": [{"id": pk, "title": title, "status": status, "project_ticket_number": number}
-                     for pk, title, status, number in parts.blockers],
-        "attachments": [{"id": pk, "ticket_id": ticket_id, "original_name": name, "filesize": size, "mime_type": mime}
-                        for pk, ticket_id, name, size, mime in parts.attachments],
+        "blockers": parts["blockers"], "attachments": parts["attachments"],
         "archived_at": timestamp(ticket.archived_at),
     }
 
@@ -324,18 +320,14 @@ class AttachmentOutput(serializers.ModelSerializer):
 
 
 class TicketDetailOutput(TicketListOutput):
-    """A ticket in full. Its shape is built by `ticket_detail_shape` from plain rows; these declared fields
-    document it and, rendered by DRF from a prefetched ticket, are the reference that
-    tests/tickets/test_output_shapes.py holds it to."""
-
-    to_representation = serializers.ModelSerializer.to_representation
+    """A ticket in full."""
 
     estimated_hours = serializers.FloatField(allow_null=True)
-    comments = CommentOutput(many=True, source="live_comments")
-    checklist = ChecklistEntryOutput(many=True, source="checklist_items")
-    assignees = UserRefOutput(many=True, source="assignee_list")
-    creator = UserRefOutput(source="created_by")
-    blockers = BlockerOutput(many=True, source="live_blockers")
+    comments = CommentOutput(many=True)
+    checklist = ChecklistEntryOutput(many=True)
+    assignees = UserRefOutput(many=True)
+    creator = UserRefOutput()
+    blockers = BlockerOutput(many=True)
     attachments = AttachmentOutput(many=True)
 
     class Meta(TicketListOutput.Meta):
@@ -351,15 +343,9 @@ class SearchMatchOutput(serializers.Serializer):
 
 
 class SearchResultOutput(TicketListOutput):
-    """A ticket found by search, with the hits that show why.
+    """A ticket found by search, with the hits that show why."""
 
-    `search_shapes` builds these as plain dicts; the declared fields document the shape and, rendered
-    by DRF from tickets, are the reference tests/tickets/test_search.py holds `search_shapes` to.
-    """
-
-    to_representation = serializers.ModelSerializer.to_representation
-
-    archived = serializers.SerializerMethodField()
+    archived = serializers.BooleanField()
     comment_count = serializers.IntegerField()
     matches = SearchMatchOutput(many=True)
 
@@ -367,16 +353,12 @@ class SearchResultOutput(TicketListOutput):
         fields = ["id", "project_ticket_number", "prefix_ref", "title", "status", "type", "archived", "comment_count",
                   "tags", "matches"]
 
-    def get_archived(self, ticket) -> bool:
-        return ticket.archived_at is not None
-
 
 def search_shapes(result: SearchResult) -> list[dict]:
     """Each ticket of the page in the shape SearchResultOutput declares."""
     return [{
-        "id": row["id"], "project_ticket_number": row["number"], "prefix_ref": f"{result.prefix}-{row['number']}",
-        "title": row["title"], "status": row["status__slug"], "type": row["type"],
-        "archived": row["archived_at"] is not None, "comment_count": row["comment_count"],
+        **_ref_fields(row, result.prefix), "archived": row["archived_at"] is not None,
+        "comment_count": row["comment_count"],
         "tags": [{"id": pk, "name": name, "color": color} for pk, name, color in result.tags.get(row["id"], ())],
         "matches": [_match_shape(match) for match in result.matches[row["id"]]],
     } for row in result.rows]

@@ -201,7 +201,7 @@ class TicketViewSet(ProjectScopedViewSet):
     def unarchive(self, request, project_id, number):
         """Unarchive a ticket."""
         ticket = services.unarchive_ticket(ticket=self.ticket, actor=request.user)
-        [shape] = ticket_shapes(selectors.board_tickets_by_id(ticket_ids=[ticket.pk]))
+        [shape] = ticket_shapes(selectors.board_tickets_by_id(project=self.project, ticket_ids=[ticket.pk]))
         return Response({"ok": True, "ticket": {**shape, "archived_at": timestamp(ticket.archived_at)}})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404)})

@@ -5,9 +5,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce, Lower, NullIf, TruncDate
-from django.http import Http404
 
 from accounts.models import User
+from core.rows import found
 from projects.models import Membership, Project
 from tickets.models import Ticket
 
@@ -21,10 +21,8 @@ def ticket_entries(*, ticket: Ticket) -> list[TimeEntry]:
 
 def live_entry(*, entry_id: int) -> TimeEntry:
     """An entry of a ticket that is not deleted, with its ticket and project (the timer shape shows them)."""
-    entry = TimeEntry.objects.live().select_related("ticket__project", "user").filter(pk=entry_id).first()
-    if entry is None:
-        raise Http404("time entry not found")
-    return entry
+    return found(TimeEntry.objects.live().select_related("ticket__project", "user").filter(pk=entry_id),
+                 "time entry not found")
 
 
 def _member_of_its_project(user: User) -> Exists:

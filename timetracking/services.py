@@ -6,12 +6,12 @@ nearest minute (at least one) and keeps it as whole minutes.
 """
 
 from django.db import IntegrityError, transaction
-from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from core.rows import UNCHANGED, locked
 from tickets import history
 from tickets.models import Ticket
 from tickets.services import writable_ticket
@@ -19,8 +19,6 @@ from tickets.services import writable_ticket
 from . import broadcast, selectors
 from .models import TimeEntry, TimerState
 
-# What update_entry was not given (a note left as it is).
-UNCHANGED = object()
 # Attempts at taking the running slot when simultaneous starts keep colliding on the unique index.
 SLOT_ATTEMPTS = 3
 
@@ -36,12 +34,11 @@ def _record(entry: TimeEntry, *, actor: User, action: Action, before: dict | Non
 
 
 def _locked(entry: TimeEntry) -> TimeEntry:
-    """The entry re-read under a row lock, so a double click cannot stop or pause it twice."""
-    locked = (TimeEntry.objects.select_for_update(of=("self",)).select_related("ticket__project", "user")
-              .filter(pk=entry.pk).first())
-    if locked is None:
-        raise Http404("time entry not found")  # deleted by a concurrent request
-    return locked
+    """The entry read again under its row lock, so a double click cannot stop or pause it twice; with the
+    ticket and user the caller read (an entry never changes either)."""
+    fresh = locked(TimeEntry.objects.all(), entry.pk, "time entry not found")
+    fresh.ticket, fresh.user = entry.ticket, entry.user
+    return fresh
 
 
 def _close_segment(entry: TimeEntry, now) -> None:

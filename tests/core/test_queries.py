@@ -3,7 +3,8 @@
 import orjson
 import pytest
 from django.db import connection
-from django.db.models import OuterRef, Q
+from django.db.models import IntegerField, OuterRef, Q
+from django.db.models.functions import Cast
 
 from accounts.models import ApiToken
 from accounts.services import issue_token
@@ -143,8 +144,14 @@ def test_rows_of_gives_a_subquery_s_rows_as_json_in_their_order(project):
     busy, idle = TicketFactory(project=project), TicketFactory(project=project)
     for sort_order, text, done in [(2, 'b "quoted" \\ ✓', False), (1, "a\nline", True), (2, "c", None)]:
         ChecklistItemFactory(ticket=busy, sort_order=sort_order, text=text, done=bool(done))
-    items = rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), "sort_order", "text", "done",
-                    ordering=("sort_order", "id"))
+    items = rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), ordering=("sort_order", "id"),
+                    position="sort_order", label="text", done=Cast("done", IntegerField()))
     found = dict(Ticket.objects.filter(pk__in=[busy.pk, idle.pk]).values_list("pk", items))
     assert {pk: orjson.loads(text) for pk, text in found.items()} == {
-        busy.pk: [[1, "a\nline", True], [2, 'b "quoted" \\ ✓', False], [2, "c", False]], idle.pk: []}
+        busy.pk: [{"position": 1, "label": "a\nline", "done": 1}, {"position": 2, "label": 'b "quoted" \\ ✓', "done": 0},
+                  {"position": 2, "label": "c", "done": 0}], idle.pk: []}
+
+
+def test_rows_of_refuses_a_name_it_could_not_write_into_sql(project):
+    with pytest.raises(ValueError, match="column names"):
+        rows_of(ChecklistItem.objects.filter(ticket=OuterRef("pk")), ordering=("id",), **{"it's": "text"})

@@ -6,9 +6,7 @@ from urllib.parse import urlencode
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.renderers import JSONRenderer
 
-from bench import legacy
 from projects.roles import Role
 from tests.factories import ProjectFactory, TagFactory, TicketFactory, UserFactory
 from tickets.models import Comment, Ticket
@@ -55,13 +53,9 @@ def test_exact_shape(client_for, project, viewer):
     }], "total": 1, "limit": 100, "total_capped": False}
 
 
-@pytest.mark.parametrize(("query", "fields"), [
-    ("needle", ["title", "description", "comments"]), ("APL-1", ["title", "description", "comments"]),
-    ("NEEDLE", ["comments"]), ("needle", ["description"]),
-])
-def test_byte_for_byte_what_the_declared_fields_render(client_for, project, viewer, query, fields):
-    """The page is built from plain rows (search_shapes); SearchResultOutput rendered it from tickets, as
-    search did before (bench/legacy.py keeps that search)."""
+def test_exact_shape_of_a_page_with_every_kind_of_hit(client_for, project, viewer):
+    """Title hits first, newest first; tags in the project's order; a nameless author by username; the latest
+    three comment hits, newest first; text cut around the hit, on one line; archived tickets with archived=1."""
     late, early = TagFactory(project=project, sort_order=9, name="late"), TagFactory(project=project, sort_order=1)
     same_order = TagFactory(project=project, sort_order=1, name="same order, higher id")
     nameless = UserFactory(name="")
@@ -69,18 +63,39 @@ def test_byte_for_byte_what_the_declared_fields_render(client_for, project, view
                           tags=[late, same_order, early])
     shelved = TicketFactory(project=project, description="line\n\n  needle " + "x" * 100, tags=[early],
                             archived_at=timezone.now())
-    TicketFactory(project=project, status=status_of(project, "done"), title="Needle twice", description="needle")
+    done = TicketFactory(project=project, status=status_of(project, "done"), title="Needle twice",
+                         description="needle")
     for n in range(5):
         Comment.objects.create(ticket=shelved if n % 2 else first, author=nameless if n % 3 else viewer,
                                message=f"a needle {n}")
     Comment.objects.create(ticket=first, author=viewer, message="needle deleted", deleted_at=timezone.now())
     updated(first, minutes_ago=5)
+    updated(shelved, minutes_ago=10)
 
-    response = search(client_for(viewer), project, q=query, archived=1, **{"in[]": fields})
-    before = legacy.search_tickets(project=project, query=query, fields=set(fields), include_archived=True)
+    response = search(client_for(viewer), project, q="needle", archived=1)
+
+    def ref(ticket) -> dict:
+        return {"id": ticket.id, "project_ticket_number": ticket.number, "prefix_ref": f"APL-{ticket.number}",
+                "title": ticket.title, "status": ticket.status.slug, "type": "feature"}
+
+    def tag(tag) -> dict:
+        return {"id": tag.id, "name": tag.name, "color": tag.color}
+
+    def comment_hit(n: int) -> dict:
+        author = nameless if n % 3 else viewer
+        return {"field": "comment", "text": f"a needle {n}", "author": {"id": author.id, "name": author.display_name}}
+
     assert response.status_code == 200
-    assert response.content == JSONRenderer().render({
-        "tickets": legacy.search_shapes(before), "total": before.total, "limit": 100, "total_capped": False})
+    assert response.json() == {"tickets": [
+        {**ref(done), "archived": False, "comment_count": 0, "tags": [],
+         "matches": [{"field": "title", "text": "Needle twice"}, {"field": "description", "text": "needle"}]},
+        {**ref(first), "archived": False, "comment_count": 3, "tags": [tag(early), tag(same_order), tag(late)],
+         "matches": [{"field": "title", "text": first.title}, comment_hit(4), comment_hit(2), comment_hit(0)]},
+        {**ref(shelved), "archived": True, "comment_count": 2, "tags": [tag(early)],
+         "matches": [{"field": "description", "text": "line needle " + "x" * 59 + "…"}, comment_hit(3),
+                     comment_hit(1)]},
+    ], "total": 3, "limit": 100, "total_capped": False}
+    assert nameless.display_name == nameless.username
 
 
 class TestMatching:

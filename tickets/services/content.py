@@ -24,7 +24,7 @@ def content_changed(ticket: Ticket, actor: User, action: Action, changes: dict, 
     ticket.save(update_fields=["updated_at"])
     history.record(ticket=ticket, actor=actor, action=action, changes=changes)
     if on_board:
-        broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+        broadcast.announce_tickets(Event.TICKET_UPDATED, project=ticket.project, tickets=[ticket], actor=actor)
 
 
 def _change_part(ticket: Ticket, part: Comment | ChecklistItem, actor: User, action: Action, key: str, *,
@@ -176,8 +176,8 @@ def add_blocker(*, ticket: Ticket, blocker: Ticket, actor: User) -> None:
         raise RuleViolation("blocker_ticket_id: a ticket cannot block itself", field="blocker_ticket_id")
     ticket = writable_ticket(ticket)
     # One link is added per project at a time: two links added at once could close a cycle that neither
-    # transaction sees. The project row comes after the ticket's, as in every write.
-    Project.objects.select_for_update().only("pk").get(pk=ticket.project_id)
+    # transaction sees.
+    Project.objects.lock(ticket.project_id)
     old_ids = set(ticket.blocked_by_links.values_list("blocker_id", flat=True))
     if blocker.pk in old_ids:
         return

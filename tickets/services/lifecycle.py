@@ -10,15 +10,13 @@ from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
 from core.queries import PreparedLookup, PreparedRows
+from core.rows import UNCHANGED
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, ChecklistItem, Ticket, TicketType
 
 from .locking import locked_ticket, writable_ticket
-
-# What update_ticket was not given: distinct from None, which clears a field.
-UNCHANGED = object()
 
 
 def take_number_and_seq(*, project: Project) -> tuple[int, int]:
@@ -49,7 +47,7 @@ def column_end(*, status: Status) -> int:
 def next_sort_order(*, project_id: int, status: Status) -> int:
     """The end of a column, read under the project's row lock: two tickets entering one column at once
     queue here and never share a position. The project comes after any ticket the write has locked."""
-    Project.objects.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
+    Project.objects.lock(project_id)
     return column_end(status=status)
 
 
@@ -81,7 +79,7 @@ def _apply(ticket: Ticket, actor: User, action: Action, event: Event, values: di
     ticket.save(update_fields=[*values, "updated_at"])
     history.record(ticket=ticket, actor=actor, action=action,
                    changes=history.changes_between(before, history.snapshot(ticket, values)))
-    broadcast.announce_tickets(event, tickets=[ticket], actor=actor, **frame)
+    broadcast.announce_tickets(event, project=ticket.project, tickets=[ticket], actor=actor, **frame)
     return ticket
 
 
@@ -143,7 +141,7 @@ def update_ticket(
         return ticket
     ticket.save()
     history.record(ticket=ticket, actor=actor, action=Action.UPDATED, changes=diff)
-    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+    broadcast.announce_tickets(Event.TICKET_UPDATED, project=ticket.project, tickets=[ticket], actor=actor)
     return ticket
 
 
@@ -202,7 +200,7 @@ def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) ->
     new_ids = old_ids | {user_id} if assign else old_ids - {user_id}
     history.record(ticket=ticket, actor=actor, action=Action.ASSIGNED if assign else Action.UNASSIGNED,
                    changes={"assignees": history.ids_change(old_ids, new_ids)})
-    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=[ticket], actor=actor)
+    broadcast.announce_tickets(Event.TICKET_UPDATED, project=ticket.project, tickets=[ticket], actor=actor)
     if assign:
         notification_rules.user_assigned(ticket=ticket, user_id=user_id, actor=actor)
     return ticket

@@ -1,18 +1,19 @@
-"""How a write gets hold of its ticket: re-read under a row lock, refused if archived."""
+"""How a write gets hold of its ticket: read once more, under its row lock, refused if archived."""
 
 from core.errors import RuleViolation
+from core.rows import locked
 from tickets.models import Ticket
 
 
 def locked_ticket(ticket: Ticket) -> Ticket:
-    """The ticket re-read under a row lock, so concurrent writes to it queue instead of overwriting."""
-    # The lock alone, without joins: PostgreSQL re-checks a locking query's joins against the row a
-    # concurrent writer just committed, and a ticket moved meanwhile would no longer match its old status
-    # row and vanish (a 500). Read again after the lock, it is the committed ticket. no_key: rows that merely
-    # point at the ticket (history, a blocker link) are not held up, so two writes that each lock one ticket
-    # and then the project never deadlock.
-    Ticket.objects.select_for_update(no_key=True).filter(pk=ticket.pk).values_list("pk").get()
-    return Ticket.objects.select_related("project", "status").get(pk=ticket.pk)
+    """The committed ticket under its row lock (core.rows.locked), so concurrent writes to it queue instead of
+    overwriting; with the project and status the caller read, unless its status changed meanwhile."""
+    fresh = locked(Ticket.objects.all(), ticket.pk, "ticket not found")
+    if Ticket.project.is_cached(ticket):
+        fresh.project = ticket.project
+    if Ticket.status.is_cached(ticket) and fresh.status_id == ticket.status_id:
+        fresh.status = ticket.status
+    return fresh
 
 
 def writable_ticket(ticket: Ticket) -> Ticket:

@@ -33,6 +33,6 @@ def delete_tag(*, tag: Tag, actor: User) -> None:
     )
     Ticket.tags.through.objects.filter(tag=tag).delete()
     on_board = [ticket for ticket in tickets if ticket.archived_at is None]
-    broadcast.announce_tickets(Event.TICKET_UPDATED, tickets=on_board, actor=actor)
+    broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
     tag.delete()
