@@ -215,7 +215,7 @@ def _server_env() -> dict[str, str]:
     """The servers' database, and Redis for the rate limiter's counters and the channel layer, as in production;
     a limit that a throughput run does not reach (each request is still counted)."""
     return {"DATABASE_URL": os.environ["DATABASE_URL"], "REDIS_URL": "" if SMALL else REDIS_URL,
-            "API_RATE_LIMIT_PER_MINUTE": str(10**9)}
+            "API_RATE_LIMIT_PER_MINUTE": str(10**9), "API_USER_RATE_LIMIT_PER_MINUTE": str(10**9)}
 
 
 def _taking_turns(servers, requests: dict, *, clients: int, seconds: float, turns: int = 4) -> dict[str, float]:

@@ -1,4 +1,11 @@
-"""Django's ASGI handler, with its middleware and views run as one synchronous stack."""
+"""Django's ASGI handler, with its middleware and views run as one synchronous stack.
+
+Private Django APIs this module relies on (tests/core/test_django_internals.py resolves each of them and
+fails loudly when an upgrade moves one):
+- `django.core.handlers.base.BaseHandler.load_middleware`, called with `is_async`;
+- `django.core.handlers.base.BaseHandler._middleware_chain`, the attribute it sets (an instance attribute:
+  the test builds a handler to find it).
+"""
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler

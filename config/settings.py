@@ -126,17 +126,19 @@ def database_pool() -> dict:
     return {"min_size": min_size, "max_size": max_size, "timeout": env_number("DATABASE_POOL_TIMEOUT", 10.0, float)}
 
 
+ROOT_DIR_DATABASE = BASE_DIR / "db.sqlite3"
+
+
 def database_config() -> dict:
-    url = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+    url = os.environ.get("DATABASE_URL") or f"sqlite:///{ROOT_DIR_DATABASE}"
     config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
     elif config["ENGINE"] == "django.db.backends.postgresql":
-        # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool. Our
-        # backend (config/postgresql) gives the pool a health check that skips connections returned moments
-        # ago; Django's, which checks every time, is off.
-        config["ENGINE"] = "config.postgresql"
-        config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, False
+        # Django requires CONN_MAX_AGE 0 with a pool: "closing" a connection returns it to the pool, which
+        # checks a connection as it hands it out (CONN_HEALTH_CHECKS), so that a dead one (a restarted
+        # server) is replaced before a request sees it.
+        config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, True
         # Statements bound by the server (core.queries: the lookups and reads every request makes) are
         # prepared on a connection from their second run; the ORM's cursors bind on the client and are
         # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the
@@ -149,18 +151,18 @@ DATABASES = {"default": database_config()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # A burst (a column sorted, a bulk tag removal) must fit a viewer's queue: a frame dropped
-            # past capacity is still caught by the consumer's gap check, but costs that viewer a resync.
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": int(os.environ.get("CHANNEL_CAPACITY") or 1000),
-                       "expiry": 60},
-        }
-    }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def channel_layers(redis_url: str) -> dict:
+    if not redis_url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # A burst (a column sorted, a bulk tag removal) must fit a viewer's queue: a frame dropped past capacity
+    # is still caught by the consumer's gap check, but costs that viewer a resync.
+    return {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {
+        "hosts": [redis_url], "capacity": int(os.environ.get("CHANNEL_CAPACITY") or 1000), "expiry": 60}}}
+
+
+CHANNEL_LAYERS = channel_layers(REDIS_URL)
 
 # How long the project event log keeps events (python manage.py pruneevents removes older ones).
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)

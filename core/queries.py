@@ -1,4 +1,13 @@
-"""Query helpers that every app's selectors use."""
+"""Query helpers that every app's selectors use.
+
+Private Django APIs this module relies on (tests/core/test_django_internals.py resolves each of them and
+fails loudly when an upgrade moves one):
+- `django.db.models.sql.query.Query.get_compiler`: the compiler of a queryset, compiled once;
+- `django.db.models.sql.compiler.SQLCompiler.as_sql`, `.get_converters`, and its `select` and `col_count`
+  attributes (`SQLCompiler.setup_query` fills them): the SQL, its parameters and how to convert each column;
+- `django.db.backends.postgresql.base.ServerBindingCursor`: psycopg's server-binding cursor as Django builds it;
+- `django.db.backends.base.base.BaseDatabaseWrapper._prepare_cursor`: wraps a cursor as Django wraps its own.
+"""
 
 import re
 from collections.abc import Callable

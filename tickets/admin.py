@@ -1,12 +1,15 @@
 import re
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Q
 
+from accounts.models import User
 from core.admin import HistoryInline, PresenceFilter
+from projects.models import Status, Tag
 
 from . import services
-from .models import Activity, Ticket
+from .models import Activity, Attachment, ChecklistItem, Comment, Ticket
 
 REF = re.compile(r"^\s*([A-Za-z0-9]+)-(\d+)\s*$")
 
@@ -36,6 +39,78 @@ class ActivityInline(HistoryInline):
     fields = ("created_at", "actor", "action", "changes")
 
 
+class ChecklistItemInline(admin.TabularInline):
+    model = ChecklistItem
+    fields = ("text", "done", "sort_order")
+    ordering = ("sort_order", "id")
+    extra = 0
+
+
+class CommentInline(admin.TabularInline):
+    """Read here; a comment is edited or deleted by its author, through the API."""
+
+    model = Comment
+    fields = ("created_at", "author", "message", "deleted_at")
+    readonly_fields = fields
+    ordering = ("created_at", "id")
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class AttachmentInline(admin.TabularInline):
+    """Read here; files come and go through the API, which stores and removes them."""
+
+    model = Attachment
+    fields = ("original_name", "mime_type", "filesize", "uploaded_by", "comment", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class TicketForm(forms.ModelForm):
+    """A ticket's status, tags and assignees are its project's: the choices offered are those, and anything
+    else sent is refused."""
+
+    class Meta:
+        model = Ticket
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        project_id = self.instance.project_id
+        if project_id is None:
+            return  # a new ticket: its project is chosen first, then the rest checked in clean()
+        for name, choices in self.project_choices(project_id).items():
+            if name in self.fields:
+                self.fields[name].queryset = choices
+
+    @staticmethod
+    def project_choices(project_id: int) -> dict:
+        return {"status": Status.objects.filter(project_id=project_id).order_by("sort_order", "id"),
+                "tags": Tag.objects.filter(project_id=project_id).order_by("sort_order", "id"),
+                "assignees": User.objects.filter(memberships__project_id=project_id).order_by("username")}
+
+    def clean(self):
+        cleaned = super().clean()
+        project = cleaned.get("project") or self.instance.project
+        if project is None:
+            return cleaned
+        for name, choices in self.project_choices(project.pk).items():
+            chosen = cleaned.get(name)
+            chosen = [] if chosen is None else [chosen] if isinstance(chosen, Status) else list(chosen)
+            allowed = set(choices.filter(pk__in=[item.pk for item in chosen]).values_list("pk", flat=True))
+            foreign = [str(item) for item in chosen if item.pk not in allowed]
+            if foreign:
+                self.add_error(name, f"not of this ticket's project: {', '.join(foreign)}")
+        return cleaned
+
+
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     list_display = ("ref", "title", "project", "status", "type", "priority", "archived_at", "deleted_at",
@@ -43,10 +118,15 @@ class TicketAdmin(admin.ModelAdmin):
     list_filter = ("project", "status__slug", "type", "priority", ArchivedFilter, DeletedFilter)
     search_fields = ("title",)
     list_select_related = ("project", "status")
+    form = TicketForm
     raw_id_fields = ("created_by",)
     filter_horizontal = ("tags", "assignees")
     readonly_fields = ("number", "created_at", "updated_at", "done_at", "archived_at", "deleted_at")
-    inlines = [ActivityInline]
+    inlines = [ChecklistItemInline, CommentInline, AttachmentInline, ActivityInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A ticket's number, status, tags and history belong to its project: it never moves to another.
+        return (*self.readonly_fields, "project") if obj is not None else self.readonly_fields
     actions = ["restore"]
 
     @admin.display(description="ref", ordering="number")

@@ -1,62 +1,13 @@
-"""The health check of the PostgreSQL connection pool (config/postgresql): skipped for a connection handed
-out moments ago, made for any other, and a dead connection never reaches a request."""
-
-from types import SimpleNamespace
+"""The PostgreSQL connection pool (Django's, with CONN_HEALTH_CHECKS): a connection the server dropped while
+it waited in the pool never reaches a request."""
 
 import pytest
 from django.db import connection
-from psycopg_pool import ConnectionPool
-
-from config.postgresql import base
-
-
-@pytest.fixture
-def checks(monkeypatch):
-    checked = []
-    monkeypatch.setattr(ConnectionPool, "check_connection", staticmethod(checked.append))
-    return checked
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    now = [1000.0]
-    monkeypatch.setattr(base, "monotonic", lambda: now[0])
-    return now
-
-
-def test_a_connection_handed_out_moments_ago_is_not_checked_again(checks, clock):
-    pooled = SimpleNamespace()
-    base.check_unless_just_used(pooled)  # never handed out: checked
-    clock[0] += base.UNCHECKED_SECONDS / 2
-    base.check_unless_just_used(pooled)
-    clock[0] += base.UNCHECKED_SECONDS / 2
-    base.check_unless_just_used(pooled)  # handed out again in the window: the window moves with it
-    assert checks == [pooled]
-
-
-def test_one_that_waited_longer_is_checked(checks, clock):
-    pooled = SimpleNamespace()
-    base.check_unless_just_used(pooled)
-    clock[0] += base.UNCHECKED_SECONDS + 0.01
-    base.check_unless_just_used(pooled)
-    assert checks == [pooled, pooled]
-
-
-def test_a_failed_check_raises_and_leaves_the_connection_to_be_checked_next_time(monkeypatch, clock):
-    def dead(connection):
-        raise OSError("server closed the connection")
-
-    monkeypatch.setattr(ConnectionPool, "check_connection", staticmethod(dead))
-    pooled = SimpleNamespace()
-    with pytest.raises(OSError):
-        base.check_unless_just_used(pooled)
-    assert not hasattr(pooled, "handed_out_at")
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the pool: PostgreSQL")
 @pytest.mark.django_db
-def test_connections_the_server_dropped_while_they_waited_never_reach_a_request(monkeypatch):
-    monkeypatch.setattr(base, "UNCHECKED_SECONDS", 0.0)
+def test_connections_the_server_dropped_while_they_waited_never_reach_a_request():
     pool = connection.pool
     waiting = [pool.getconn() for _ in range(pool.get_stats()["pool_available"])]
     dropped = {pooled.info.backend_pid for pooled in waiting}

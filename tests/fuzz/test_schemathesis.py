@@ -93,7 +93,8 @@ def test_fuzzing_finds_no_server_error_and_no_answer_outside_the_reference(manag
     token = issue_token(user=manager)[1]
     env = {"DATABASE_URL": served_database_url(), "REDIS_URL": os.environ.get("REDIS_URL", ""),
            "MEDIA_ROOT": str(settings.MEDIA_ROOT), "WEB_CONCURRENCY": "2",
-           "API_RATE_LIMIT_PER_MINUTE": "100000000", "API_ANON_RATE_LIMIT_PER_MINUTE": "100000000"}
+           "API_RATE_LIMIT_PER_MINUTE": "100000000", "API_ANON_RATE_LIMIT_PER_MINUTE": "100000000",
+           "API_USER_RATE_LIMIT_PER_MINUTE": "100000000"}
     count_file = tmp_path / "requests"
 
     with ProcfileServer(env) as server:

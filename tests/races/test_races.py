@@ -30,7 +30,7 @@ def server(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         database_url = served_database_url()
     env = {"DATABASE_URL": database_url, "REDIS_URL": os.environ.get("REDIS_URL", ""), "WEB_CONCURRENCY": "2",
-           "API_RATE_LIMIT_PER_MINUTE": "1000000"}
+           "API_RATE_LIMIT_PER_MINUTE": "1000000", "API_USER_RATE_LIMIT_PER_MINUTE": "1000000"}
     with ProcfileServer(env) as server:
         yield server
 

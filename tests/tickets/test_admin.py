@@ -2,8 +2,8 @@ import pytest
 from django.db.models import RestrictedError
 from django.utils import timezone
 
-from tests.factories import TicketFactory
-from tickets.models import Activity, Ticket
+from tests.factories import AttachmentFactory, TagFactory, TicketFactory
+from tickets.models import Activity, ChecklistItem, Comment, Ticket
 
 
 def test_search_by_ref_and_by_title(staff, project):
@@ -50,3 +50,54 @@ def test_a_project_with_tickets_can_be_deleted_but_not_a_column_in_use(staff, pr
     response = staff.post(f"/admin/projects/project/{project.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302
     assert not Ticket.objects.filter(pk=ticket.pk).exists()
+
+
+def change_form(staff, ticket) -> str:
+    return staff.get(f"/admin/tickets/ticket/{ticket.pk}/change/").content.decode()
+
+
+def test_change_form_offers_only_the_projects_statuses_tags_and_members(staff, project, editor, outsider):
+    TagFactory(project=project, name="ours-tag"), TagFactory(name="their-tag")
+    ticket = TicketFactory(project=project)
+    form = change_form(staff, ticket)
+    assert "ours-tag" in form and "their-tag" not in form
+    assert f">{editor.username}</option>" in form and f">{outsider.username}</option>" not in form
+    assert form.count(">Backlog</option>") == 1  # the other project's backlog column is not offered
+
+
+def ticket_form_data(ticket, **changes) -> dict:
+    data = {"title": ticket.title, "description": "", "status": ticket.status_id, "type": ticket.type,
+            "priority": "", "sort_order": ticket.sort_order, "created_by": ticket.created_by_id,
+            "tags": [], "assignees": []}
+    for prefix in ["checklist_items", "comments", "attachments", "activities"]:
+        data.update({f"{prefix}-TOTAL_FORMS": 0, f"{prefix}-INITIAL_FORMS": 0})
+    return {**data, **changes}
+
+
+@pytest.mark.parametrize("field", ["tags", "assignees", "status"])
+def test_saving_a_foreign_tag_member_or_status_is_refused(staff, project, outsider, field):
+    ticket = TicketFactory(project=project)
+    foreign = {"tags": lambda: [TagFactory().pk], "assignees": lambda: [outsider.pk],
+               "status": lambda: TagFactory().project.statuses.first().pk}[field]()
+    response = staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/", ticket_form_data(ticket, **{field: foreign}))
+    assert response.status_code == 200  # the form again, with its error
+    assert "errorlist" in response.content.decode()
+    ticket.refresh_from_db()
+    assert (list(ticket.tags.all()), list(ticket.assignees.all()), ticket.status.project_id) == ([], [], project.pk)
+
+
+def test_saving_the_projects_own_tags_and_members(staff, project, editor):
+    ticket, tag = TicketFactory(project=project), TagFactory(project=project)
+    response = staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/",
+                          ticket_form_data(ticket, tags=[tag.pk], assignees=[editor.pk]))
+    assert response.status_code == 302
+    assert (list(ticket.tags.all()), list(ticket.assignees.all())) == ([tag], [editor])
+
+
+def test_change_page_shows_checklist_comments_and_attachments(staff, project, editor):
+    ticket = TicketFactory(project=project)
+    ChecklistItem.objects.create(ticket=ticket, text="write the migration")
+    Comment.objects.create(ticket=ticket, author=editor, message="looks good to me")
+    AttachmentFactory(ticket=ticket, original_name="spec.pdf")
+    form = change_form(staff, ticket)
+    assert "write the migration" in form and "looks good to me" in form and "spec.pdf" in form
