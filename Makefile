@@ -12,10 +12,11 @@ run: $(VENV)/.installed
 	$(BIN)/python manage.py bootstrap
 	DJANGO_DEBUG=$${DJANGO_DEBUG-1} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
-## make test: install the development requirements, lint, and run the whole suite
+## make test: install the development requirements, lint, and run the whole suite (on the embedded
+## defaults in two processes; on PostgreSQL in one, whose tests also start servers and browsers)
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(if $(DATABASE_URL),,-n 2) $(PYTEST_ARGS)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

@@ -1,5 +1,7 @@
 """The benchmark code runs end to end on tiny data (SQLite, in-memory layer), so it cannot rot.
-Only that it runs and reports is checked here: timings belong to the benchmarks."""
+Only that it runs and reports is checked here: timings belong to the benchmarks.
+
+It uses SQLite whatever the suite runs on, so CI runs it once, in its PostgreSQL pass."""
 
 import json
 import os
@@ -9,10 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from bench.__main__ import FIGURES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("figure", ["board", "growth", "search", "detail", "creates", "fanout"])
+@pytest.mark.postgres
+@pytest.mark.skipif(not os.environ.get("DATABASE_URL", "").startswith("postgres"),
+                    reason="once per CI run: in its PostgreSQL pass")
+@pytest.mark.parametrize("figure", FIGURES)
 def test_figure_runs_on_tiny_data(figure, tmp_path):
     env = {**os.environ, "BENCH_SMALL": "1", "BENCH_CHILD": "1", "TMPDIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)
