@@ -182,11 +182,13 @@ class TicketViewSet(ProjectScopedViewSet):
         services.update_ticket(ticket=self.ticket, actor=request.user, **changes)
         return Response({"ok": True})
 
-    @extend_schema(request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    @extend_schema(description="To the end of the status's column, or right before `before_id` / after `after_id` "
+                               "(a ticket of that column): the same status with one of them reorders the column.",
+                   request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def move(self, request, project_id, number):
         """Move a ticket to a status."""
         data = validated(MoveTicketInput, request.data, project=self.project)
-        services.move_ticket(ticket=self.ticket, status=data["status"], actor=request.user)
+        services.move_ticket(ticket=self.ticket, actor=request.user, **data)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
