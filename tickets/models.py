@@ -63,6 +63,9 @@ class Ticket(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "status", "sort_order", "id"], name="ticket_board_idx"),
+            # The list in order, a page after a cursor: one range of entries whatever the page's place.
+            models.Index(fields=["project", "sort_order", "id"],
+                         condition=Q(archived_at__isnull=True, deleted_at__isnull=True), name="ticket_list_idx"),
             models.Index(fields=["project", "-archived_at"], name="ticket_archived_idx"),
             models.Index(fields=["project", "-updated_at"], name="ticket_updated_idx"),
             models.Index(fields=["project", "done_at"], name="ticket_done_idx"),

@@ -113,10 +113,6 @@ class ArchivedFilterInput(serializers.Serializer):
     q = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class TicketListFilterInput(serializers.Serializer):
-    status = ProjectStatusField(required=False)
-
-
 class ProjectStatusesField(serializers.ListField):
     """Status slugs of the project in context; answers their Status objects."""
 
