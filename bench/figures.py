@@ -116,7 +116,7 @@ def legacy_api():
     """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
     from bench import legacy
 
-    with (mock.patch("tickets.views.board_payload", legacy.board_payload),
+    with (mock.patch("tickets.views.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
           mock.patch("tickets.views.search_tickets", legacy.search_tickets),
           mock.patch("tickets.views.search_shapes", legacy.search_shapes),
           mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):

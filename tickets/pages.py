@@ -5,7 +5,7 @@ from django.shortcuts import render
 
 from projects import selectors as project_selectors
 
-from .board import board_payload
+from .board import board_head, board_payload
 
 
 @login_required
@@ -21,5 +21,5 @@ def board(request, project_id: int):
         "project": membership.project,
         "role": membership.role,
         "statuses": project_selectors.project_statuses(project=membership.project).filter(hidden=False),
-        "board": board_payload(membership=membership),
+        "board": board_payload(board_head(membership=membership)),
     })

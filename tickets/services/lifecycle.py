@@ -1,5 +1,6 @@
 """A ticket's life: created, updated, moved, archived and back, deleted and restored, assigned, sorted."""
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
@@ -110,9 +111,11 @@ def create_ticket(
 def update_ticket(
     *, ticket: Ticket, actor: User, title=UNCHANGED, description=UNCHANGED, type=UNCHANGED, priority=UNCHANGED,
     deadline=UNCHANGED, story_points=UNCHANGED, estimated_hours=UNCHANGED, tags=UNCHANGED,
+    precondition: Callable[[Ticket], None] | None = None,
 ) -> Ticket:
-    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags."""
-    ticket = writable_ticket(ticket)
+    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags. `precondition`
+    is called with the locked ticket before anything is written, and refuses the write by raising."""
+    ticket = writable_ticket(ticket, precondition)
     fields = {field: value for field, value in {
         "title": title, "description": description, "type": type, "priority": priority, "deadline": deadline,
         "story_points": story_points, "estimated_hours": estimated_hours}.items() if value is not UNCHANGED}
@@ -136,11 +139,11 @@ def update_ticket(
 
 @transaction.atomic
 def move_ticket(*, ticket: Ticket, status: Status, actor: User, before_id: int | None = None,
-                after_id: int | None = None) -> Ticket:
+                after_id: int | None = None, precondition: Callable[[Ticket], None] | None = None) -> Ticket:
     """To the end of the column `status`, or right before the ticket `before_id` (after `after_id`) of it:
     a move within the column reorders it. Its frame says which ticket it now stands before (`before_id`,
-    null at the end), so that viewers place it where it landed."""
-    ticket = writable_ticket(ticket)
+    null at the end), so that viewers place it where it landed. `precondition`: as for update_ticket."""
+    ticket = writable_ticket(ticket, precondition)
     from_status = ticket.status
     relative = before_id is not None or after_id is not None
     if from_status == status and not relative:
