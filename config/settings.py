@@ -281,9 +281,21 @@ SPECTACULAR_SETTINGS = {
                             "NotificationTypeEnum": "notifications.models.NotificationType"},
 }
 
+# Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
+# per line, for log shippers.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT is text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "core.request_id.RequestIdFilter"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "pythonjsonlogger.json.JsonFormatter", "style": "{", "timestamp": "time",
+                 "fmt": "{levelname}{name}{request_id}{message}",
+                 "rename_fields": {"levelname": "level", "name": "logger"}},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
