@@ -4,11 +4,15 @@ Without any variable set the service runs for local development: SQLite in the
 project root and the in-memory channel layer.
 """
 
+import ipaddress
+import logging
 import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from core.request_id import LOG_FILTERS, LOG_FORMATTERS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -61,6 +65,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.metrics.RequestMetricsMiddleware",  # outermost: it sees every answer, 429s included
     "django.middleware.security.SecurityMiddleware",
     "core.csp.ContentSecurityPolicyMiddleware",
     "accounts.ratelimit.ApiRateLimitMiddleware",
@@ -281,6 +286,17 @@ SPECTACULAR_SETTINGS = {
                             "NotificationTypeEnum": "notifications.models.NotificationType"},
 }
 
+# GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of
+# addresses or networks); with neither set it does not exist. PROMETHEUS_MULTIPROC_DIR (prometheus_client's
+# own variable; the Procfile's server sets one up) makes it one view across the worker processes.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+try:
+    METRICS_ALLOWED_IPS = [ipaddress.ip_network(item, strict=False) for item in env_list("METRICS_ALLOWED_IPS", [])]
+except ValueError as error:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+METRICS_ENABLED = bool(METRICS_TOKEN or METRICS_ALLOWED_IPS)
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+
 # Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
 # per line, for log shippers.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
@@ -289,13 +305,10 @@ if LOG_FORMAT not in {"text", "json"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.request_id.RequestIdFilter"}},
-    "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-        "json": {"()": "pythonjsonlogger.json.JsonFormatter", "style": "{", "timestamp": "time",
-                 "fmt": "{levelname}{name}{request_id}{message}",
-                 "rename_fields": {"levelname": "level", "name": "logger"}},
-    },
+    "filters": LOG_FILTERS,
+    "formatters": LOG_FORMATTERS,
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
+if LOG_FORMAT == "json":
+    logging.captureWarnings(True)  # Python's warnings too, as log lines rather than bare text on stderr

@@ -52,6 +52,16 @@ class RequestIdMiddleware:
         return await self.app(scope, receive, send_with_id)
 
 
+# For settings.LOGGING (and gunicorn's own lines under the Procfile, config/gunicorn.py): "text", or "json"
+# with LOG_FORMAT=json, one object per line.
+LOG_FILTERS = {"request_id": {"()": "core.request_id.RequestIdFilter"}}
+LOG_FORMATTERS = {
+    "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    "json": {"()": "pythonjsonlogger.json.JsonFormatter", "style": "{", "timestamp": "time",
+             "fmt": "{levelname}{name}{request_id}{message}", "rename_fields": {"levelname": "level", "name": "logger"}},
+}
+
+
 class RequestIdFilter(logging.Filter):
     """Gives every record a `request_id` attribute (NONE outside a request), for the log formats."""
 
