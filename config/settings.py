@@ -223,6 +223,18 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Stored files in an S3-compatible bucket (attachments/storage.py), configured by django-storages' usual
+# variables; unset, they stay under MEDIA_ROOT. Credentials left unset come from boto3's own chain.
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = {"BACKEND": "attachments.storage.BucketStorage"}
+    AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+    AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME") or None
+    AWS_ACCESS_KEY_ID = os.environ.get("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
+    AWS_DEFAULT_ACL = None  # the bucket's own policy; objects are only ever read through the API
+    AWS_S3_FILE_OVERWRITE = True  # names are generated and unique: no existence check before each write
+
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
 # Larger bodies are refused with 413 before they are read (core/body_limit.py).
 REQUEST_BODY_MAX_SIZE = 2 * 1024 * 1024

@@ -11,6 +11,7 @@ from accounts.services import issue_token
 from projects.roles import Role
 
 from .factories import MembershipFactory, ProjectFactory, UserFactory
+from .s3 import MotoServer
 from .schema import SchemaCheckedClient
 
 ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGER]
@@ -31,6 +32,22 @@ def _test_server(settings):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """moto's standalone S3 server on a free loopback port, for the whole run (tests/s3.py)."""
+    with MotoServer() as server:
+        yield server
+
+
+@pytest.fixture
+def bucket(s3_server, settings):
+    """A new bucket on that server, holding every stored file of the test (settings as AWS_* would set them)."""
+    bucket = s3_server.new_bucket()
+    for name, value in bucket.settings().items():
+        setattr(settings, name, {**settings.STORAGES, **value} if name == "STORAGES" else value)
+    return bucket
 
 
 @pytest.fixture
