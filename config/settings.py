@@ -144,9 +144,13 @@ def database_config() -> dict:
         config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, False
         # Statements bound by the server (core.queries: the lookups and reads every request makes) are
         # prepared on a connection from their second run; the ORM's cursors bind on the client and are
-        # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the
-        # connections of psycopg's pool never pass through.
-        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(), "prepare_threshold": 1}
+        # never prepared. Behind a pooler in transaction mode (PgBouncer before 1.21) a transaction may run
+        # on another server connection than the last one: DATABASE_PREPARED_STATEMENTS=0 turns them off,
+        # and the server-side cursors Django keeps open across transactions (iterator()) with them.
+        prepared = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+        config["DISABLE_SERVER_SIDE_CURSORS"] = not prepared
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(),
+                             "prepare_threshold": 1 if prepared else None}
     return config
 
 
