@@ -125,7 +125,7 @@ def test_rows_together_are_each_query_s_rows(project, django_assert_num_queries)
     assert found == [[(ticket.number,)], [(True,)], []]
 
 
-@pytest.mark.prepared_statements
+@pytest.mark.direct_postgres
 @pytest.mark.skipif(not prepares_statements(connection),
                     reason="prepared statements and pipelines: PostgreSQL, unless DATABASE_PREPARED_STATEMENTS=0")
 def test_on_postgresql_they_are_prepared_statements_sent_in_one_round_trip(project, pipelines):

@@ -149,7 +149,7 @@ class TestDetail:
                                             f"/api/v1/projects/{10**9}/tickets/{ticket.number}")]
         assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
 
-    @pytest.mark.prepared_statements
+    @pytest.mark.direct_postgres
     @pytest.mark.skipif(not prepares_statements(connection),
                         reason="prepared statements and pipelines: PostgreSQL, unless DATABASE_PREPARED_STATEMENTS=0")
     def test_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
