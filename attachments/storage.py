@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from boto3.s3.transfer import TransferConfig
 from django.apps import apps
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -18,6 +19,7 @@ from storages.backends.s3 import S3File, S3Storage
 from .models import StoredFile
 
 CHUNK_SIZE = 64 * 1024
+SINGLE_PUT_MAX_SIZE = 64 * 1024 * 1024
 
 
 class BucketStorage(S3Storage):
@@ -28,6 +30,15 @@ class BucketStorage(S3Storage):
     session (about 80 ms of CPU) and open new connections to the bucket. Here the client, which boto3
     makes safe to share between threads, is built once; each thread gets a resource of its own around it.
     """
+
+    def get_default_settings(self) -> dict:
+        defaults = super().get_default_settings()
+        # A multipart upload reads each part into memory, several at once (two copies of a 9.5 MB file:
+        # about 70 MiB of peak memory for an upload request of 16); a single PUT streams the file from the
+        # upload's temporary file. Every stored file fits one PUT (at most MAX_FILE_SIZE).
+        defaults["transfer_config"] = defaults["transfer_config"] or TransferConfig(
+            multipart_threshold=SINGLE_PUT_MAX_SIZE, use_threads=defaults["use_threads"])
+        return defaults
 
     def __init__(self, **settings):
         super().__init__(**settings)
