@@ -5,14 +5,13 @@ behind it (`.ci/run` runs the whole PostgreSQL suite behind one of its own)."""
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
+from .realtime.servers import free_port, listening, stop
+
 PROGRAM = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
-STARTUP_SECONDS = 20
 
 
 def installed() -> bool:
@@ -24,9 +23,7 @@ class PgBouncer:
 
     def __init__(self, host: str, port: int, pool_size: int = 4):
         self.upstream, self.pool_size = (host or "127.0.0.1", port or 5432), pool_size
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = free_port()
 
     def __enter__(self) -> "PgBouncer":
         self.folder = Path(tempfile.mkdtemp(prefix="pgbouncer-"))
@@ -43,23 +40,14 @@ class PgBouncer:
             os.chown(self.folder, owner.pw_uid, owner.pw_gid)
             command[1:1] = ["-u", "postgres"]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError(f"pgbouncer did not listen on {self.port}:\n{self.log()}")
+        if not listening(self.process, self.port):
+            log = self.log()
+            self.__exit__()
+            raise RuntimeError(f"pgbouncer did not listen on {self.port}:\n{log}")
+        return self
 
     def __exit__(self, *exc_info) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def log(self) -> str:

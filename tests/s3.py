@@ -1,49 +1,36 @@
 """A real S3 API for the tests: moto's standalone server (`moto[server]`) on a free loopback port, with a
 fresh bucket per test. Never a mock inside the process: the storage speaks HTTP to it as to any bucket."""
 
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import boto3
 
-STARTUP_SECONDS = 30
+from .realtime.servers import free_port, listening, stop
+
 CREDENTIALS = {"aws_access_key_id": "tracker-tests", "aws_secret_access_key": "tracker-tests-secret",
                "region_name": "us-east-1"}
 
 
 class MotoServer:
     def __init__(self):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> "MotoServer":
         program = Path(sys.executable).parent / "moto_server"
         self.process = subprocess.Popen([str(program), "-H", "127.0.0.1", "-p", str(self.port)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError(f"moto_server did not listen on {self.port} within {STARTUP_SECONDS} s")
+        if not listening(self.process, self.port):
+            stop(self.process)
+            raise RuntimeError(f"moto_server did not listen on {self.port}")
+        return self
 
     def __exit__(self, *exc_info) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
 
     def client(self):
         return boto3.client("s3", endpoint_url=self.url, **CREDENTIALS)

@@ -8,7 +8,6 @@ from django.db import connection
 from psycopg_pool import ConnectionPool
 
 from config.postgresql import base
-from core.queries import prepares_statements
 
 
 @pytest.fixture
@@ -55,7 +54,7 @@ def test_a_failed_check_raises_and_leaves_the_connection_to_be_checked_next_time
 
 
 @pytest.mark.direct_postgres
-@pytest.mark.skipif(not prepares_statements(connection), reason="the pool's server processes: PostgreSQL, not PgBouncer")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the pool: PostgreSQL")
 @pytest.mark.django_db
 def test_connections_the_server_dropped_while_they_waited_never_reach_a_request(monkeypatch):
     monkeypatch.setattr(base, "UNCHECKED_SECONDS", 0.0)

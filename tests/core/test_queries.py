@@ -8,7 +8,7 @@ from django.db.models import OuterRef, Q
 from accounts.models import ApiToken
 from accounts.services import issue_token
 from core.lookups import any_of
-from core.queries import PreparedLookup, PreparedRows, prepares_statements, rows_of, rows_together
+from core.queries import PreparedLookup, PreparedRows, rows_of, rows_together
 from projects.models import Status
 from tests.factories import BlockerFactory, ChecklistItemFactory, CommentFactory, TicketFactory
 from tickets.models import ChecklistItem, Ticket
@@ -126,8 +126,7 @@ def test_rows_together_are_each_query_s_rows(project, django_assert_num_queries)
 
 
 @pytest.mark.direct_postgres
-@pytest.mark.skipif(not prepares_statements(connection),
-                    reason="prepared statements and pipelines: PostgreSQL, unless DATABASE_PREPARED_STATEMENTS=0")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements and pipelines: PostgreSQL")
 def test_on_postgresql_they_are_prepared_statements_sent_in_one_round_trip(project, pipelines):
     ticket = TicketFactory(project=project)
     items = PreparedRows(lambda ticket: ChecklistItem.objects.filter(ticket_id=ticket).values_list("done"))

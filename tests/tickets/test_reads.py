@@ -7,7 +7,6 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from core.queries import prepares_statements
 from projects.roles import Role
 from tests.factories import StatusFactory, TagFactory, TicketFactory, UserFactory
 from tickets.models import Attachment, Blocker, ChecklistItem, Comment
@@ -150,8 +149,7 @@ class TestDetail:
         assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
 
     @pytest.mark.direct_postgres
-    @pytest.mark.skipif(not prepares_statements(connection),
-                        reason="prepared statements and pipelines: PostgreSQL, unless DATABASE_PREPARED_STATEMENTS=0")
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
     def test_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
                                                                       django_assert_num_queries):
         ticket = TicketFactory(project=project)
