@@ -22,12 +22,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.figures import REDIS_URL, ROOT, SERVER_URL, SMALL, board_project, setup
-
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = bool(os.environ.get("BENCH_SMALL"))
 MiB = 1024 * 1024
 
 
 def files() -> dict:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()  # the helpers below come with the tests' modules
     from tests.ops.test_bucket_servers import GZIP_HEAD, WorkerMemory, download, upload
     from tests.s3 import MotoServer
     from tests.security.procfile import ProcfileServer
@@ -72,7 +76,7 @@ def files() -> dict:
 def pgbouncer() -> dict:
     from django.db import connection
 
-    from bench.figures import _server_env, _token
+    from bench.figures import _server_env, _token, board_project, setup
     from bench.load import Servers, hammer
     from tests.pgbouncer import PgBouncer
 
@@ -86,7 +90,8 @@ def pgbouncer() -> dict:
     def request():
         return "GET", f"/api/v1/projects/{project.pk}/tickets/{rng.choice(numbers)}", headers, b""
 
-    direct = _server_env()
+    # Three servers on one token's counters in Redis: no limit is reached (each request is still counted).
+    direct = {**_server_env(), "API_USER_RATE_LIMIT_PER_MINUTE": str(10**9)}
     database = connection.settings_dict
     with PgBouncer(database["HOST"], int(database["PORT"] or 5432), pool_size=20) as bouncer:
         through = {**direct, "DATABASE_URL": f"postgres://{database['USER']}@127.0.0.1:{bouncer.port}/{database['NAME']}"}
@@ -127,6 +132,7 @@ def write_series(directory: str, routes: int, statuses: tuple[str, ...]) -> None
 def scrape() -> dict:
     import urllib.request
 
+    from bench.ws_fanout import workers_cpu_seconds
     from tests.security.procfile import ProcfileServer
 
     routes, statuses, scrapes = (25, ("200", "404"), 10) if SMALL else (250, ("200", "401", "404", "422"), 50)
@@ -142,24 +148,31 @@ def scrape() -> dict:
             for writer in writers:
                 writer.join()
             request = urllib.request.Request(f"{server.url}/metrics", headers={"Authorization": "Bearer bench"})
-            timings, size = [], 0
-            for _ in range(scrapes + 1):
+            timings, size, cpu_before = [], 0, 0.0
+            for scrape_number in range(scrapes + 1):
                 started = time.perf_counter()
                 with urllib.request.urlopen(request, timeout=30) as response:
                     body = response.read()
                 timings.append((time.perf_counter() - started) * 1000)
                 size = len(body)
+                if scrape_number == 0:  # the first loads the collector in that worker
+                    cpu_before = workers_cpu_seconds(server.pid)
+            cpu_ms = (workers_cpu_seconds(server.pid) - cpu_before) * 1000 / scrapes
             series = sum(1 for line in body.decode().splitlines() if line.startswith("tracker_http_requests_total{"))
-    timings = timings[1:]  # the first loads the collector in that worker
+    timings = timings[1:]
     return {"figure": f"GET /metrics with {series:,} route/status series, written by 2 processes",
-            "value": f"p50 {statistics.median(timings):.1f} ms, max {max(timings):.1f} ms",
+            "value": f"{cpu_ms:.0f} ms of server CPU per scrape; p50 {statistics.median(timings):.0f} ms",
             "goal": "< 50 ms", "baseline": f"{size / 1024:.0f} KiB of text",
-            "details": f"{scrapes} scrapes over HTTP from the Procfile's server (2 workers, multiprocess mode): "
-                       f"{routes} routes × {len(statuses)} statuses in a counter, and a latency histogram per route "
-                       "(11 buckets), each written by two processes that the scrape adds up"}
+            "details": f"{scrapes} scrapes over HTTP from the Procfile's server (2 workers, multiprocess mode), "
+                       f"max {max(timings):.0f} ms: {routes} routes × {len(statuses)} statuses in a counter, and a "
+                       "latency histogram per route (7 buckets), each written by two processes that the scrape adds "
+                       "up; the CPU is the workers' own (/proc), unlike the wall time barely moved by other work on "
+                       "the machine"}
 
 
 def sockets() -> dict:
+    from bench.figures import REDIS_URL, SERVER_URL
+
     small = {"SOCKETS": "300", "USERS": "60", "PROJECTS": "6", "VIEWERS": "20", "MOVES": "3"} if SMALL else {}
     env = {**os.environ, **small, "REDIS_URL": REDIS_URL,
            "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fleet_sockets"}

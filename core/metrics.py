@@ -31,8 +31,9 @@ REQUESTS = Counter("tracker_http_requests", "HTTP requests answered by the appli
                    ["method", "route", "status"])
 REQUEST_DURATION = Histogram("tracker_http_request_duration_seconds",
                              "Time from a request's arrival in the application to its answer's headers",
-                             ["method", "route"],
-                             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+                             # Few buckets: with one histogram per route and method, they are most of what a
+                             # scrape reads and writes (bench/RESULTS.md, the scrape figure).
+                             ["method", "route"], buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
 RATE_LIMITED = Counter("tracker_rate_limited", "Requests refused by a rate limit (429)")
 WEBSOCKETS = Gauge("tracker_websocket_connections", "Open websockets", ["kind"], multiprocess_mode="livesum")
 BROADCAST_FRAMES = Counter("tracker_broadcast_frames", "Frames sent to websocket clients", ["kind"])
