@@ -184,10 +184,13 @@ def sockets() -> dict:
             "value": f"{result['server_kib_per_socket']:.0f} KiB per socket; {result['frames_lost']} lost, "
                      f"p99 {result['latency_ms_p99']:.0f} ms",
             "goal": "< 64 KiB per socket; 0 lost, p99 < 300 ms",
-            "baseline": "500 sockets: 40 KiB per socket, p99 76 ms (the fan-out figure)",
-            "details": f"p50 {result['latency_ms_p50']:.0f} ms over {result['moves']} moves; the Procfile's server, 2 "
-                       f"workers, Redis; workers {result['workers_rss_mib_before']:.0f} → "
-                       f"{result['workers_rss_mib_after']:.0f} MiB; descriptors per worker "
-                       f"{result['descriptors_added_per_worker']}; server CPU {result['workers_cpu_ms_per_move']:.0f} "
-                       f"ms per move; {result['sockets']:,} sockets opened in {result['opened_in_s']:.0f} s by one "
+            "baseline": f"the {result['viewers']} viewers alone, same run: {result['alone_frames_lost']} lost, "
+                        f"p99 {result['alone_latency_ms_p99']:.0f} ms",
+            "details": f"p50 {result['latency_ms_p50']:.0f} ms (alone {result['alone_latency_ms_p50']:.0f} ms) over "
+                       f"{result['moves']} moves; server CPU per move {result['workers_cpu_ms_per_move']:.0f} ms (alone "
+                       f"{result['alone_workers_cpu_ms_per_move']:.0f} ms), idle {result['workers_idle_cpu_share']:.0%} "
+                       f"of a core; the Procfile's server, 2 workers, Redis; workers {result['workers_rss_mib_before']:.0f}"
+                       f" → {result['workers_rss_mib_after']:.0f} MiB; descriptors per worker "
+                       f"{result['descriptors_added_per_worker']}; the viewers' client {result['client_cpu_ms_per_move']:.0f}"
+                       f" ms of CPU per move; {result['sockets']:,} sockets opened in {result['opened_in_s']:.0f} s by one "
                        "asyncio client process"}

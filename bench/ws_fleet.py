@@ -36,6 +36,7 @@ from bench.ws_fanout import (  # noqa: E402
     percentile,
     sockets_open,
     warm_up,
+    workers_cpu_seconds,
     workers_rss_kib,
 )
 from tests.realtime.servers import ApiClient  # noqa: E402
@@ -47,6 +48,7 @@ PROJECTS = int(os.environ.get("PROJECTS", 200))
 VIEWERS = int(os.environ.get("VIEWERS", 500))
 MOVES = int(os.environ.get("MOVES", 20))
 CONNECT_CONCURRENCY = 100
+IDLE_SECONDS = 10
 TOTAL_TIMEOUT = 900.0
 
 # Run by `manage.py shell` against the server's database: the people, their projects and tokens.
@@ -123,22 +125,37 @@ async def run(server: ProcfileServer, seed: dict) -> dict:
         else:
             idle.frames += 1
 
-    started = time.perf_counter()
-    tasks = [asyncio.create_task(hold(f"{server.ws_url}{path_of(project, seed)}", tokens[person], ready, opened,
-                                      on_hot_frame if index < VIEWERS else on_idle_frame))
-             for index, (project, person) in enumerate(plan())]
-    while len(opened) < len(tasks):
-        failed = [task for task in tasks if task.done() and task.exception()]
-        if failed:
-            raise failed[0].exception()
-        await asyncio.sleep(0.1)
-    opened_in = time.perf_counter() - started
-    await asyncio.sleep(2)  # let the server settle
-    rss_after = workers_rss_kib(server.pid)
-    descriptors = [sockets_open(pid) - sockets for pid, sockets in idle_sockets.items()]
+    planned = plan()
 
+    async def open_all(indexes: range) -> list[asyncio.Task]:
+        started = [asyncio.create_task(hold(f"{server.ws_url}{path_of(planned[index][0], seed)}",
+                                            tokens[planned[index][1]], ready, opened,
+                                            on_hot_frame if index < VIEWERS else on_idle_frame))
+                   for index in indexes]
+        while len(opened) < len(tasks) + len(started):
+            failed = [task for task in started if task.done() and task.exception()]
+            if failed:
+                raise failed[0].exception()
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2)  # let the server settle
+        return started
+
+    # The hot board's viewers alone first: the same moves without the other sockets, in the same run.
+    tasks: list[asyncio.Task] = []
+    tasks += await open_all(range(VIEWERS))
     mover = Mover(server, seed["owner"], hot, fanout)
     await mover.warm_up()
+    alone = await mover.timed(MOVES)
+
+    started = time.perf_counter()
+    tasks += await open_all(range(VIEWERS, len(planned)))
+    opened_in = time.perf_counter() - started - 2
+    rss_after = workers_rss_kib(server.pid)
+    descriptors = [sockets_open(pid) - sockets for pid, sockets in idle_sockets.items()]
+    # What the open sockets cost the server while nothing happens: pings, access rechecks, the collector.
+    cpu_before = workers_cpu_seconds(server.pid)
+    await asyncio.sleep(IDLE_SECONDS)
+    idle_cpu = (workers_cpu_seconds(server.pid) - cpu_before) / IDLE_SECONDS
     timed = await mover.timed(MOVES)
 
     for socket in opened:
@@ -156,7 +173,11 @@ async def run(server: ProcfileServer, seed: dict) -> dict:
         "latency_ms_p50": round(percentile(timed["latencies"], .5), 1),
         "latency_ms_p99": round(percentile(timed["latencies"], .99), 1),
         "workers_cpu_ms_per_move": round(timed["cpu_per_move"] * 1000, 1),
+        "workers_idle_cpu_share": round(idle_cpu, 3),
         "client_cpu_ms_per_move": round(timed["client_cpu_per_move"] * 1000, 1),
+        "alone_frames_lost": alone["lost"], "alone_latency_ms_p50": round(percentile(alone["latencies"], .5), 1),
+        "alone_latency_ms_p99": round(percentile(alone["latencies"], .99), 1),
+        "alone_workers_cpu_ms_per_move": round(alone["cpu_per_move"] * 1000, 1),
     }
 
 
