@@ -312,6 +312,8 @@ except ValueError as error:
     raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
 METRICS_ENABLED = bool(METRICS_TOKEN or METRICS_ALLOWED_IPS)
 PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR:  # any process that counts writes there (a management command before the server)
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
 
 # Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
 # per line, for log shippers.

@@ -5,6 +5,7 @@ import ipaddress
 import json
 
 import pytest
+from django.db import connection
 from prometheus_client import REGISTRY
 
 from tests.config.test_asgi_handler import asgi_get
@@ -108,3 +109,12 @@ async def test_an_unusual_method_is_counted_as_other(unusual):
     before = sample("tracker_http_requests_total", **labels)
     await asgi_get("/api/v1/projects", method=unusual)
     assert sample("tracker_http_requests_total", **labels) == before + 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the connection pool: PostgreSQL")
+def test_the_pool_s_connections_are_reported_as_each_request_leaves(client_for, manager):
+    assert client_for(manager).get("/api/v1/projects").status_code == 200
+    stats = connection.pool.get_stats()
+    idle, in_use = (sample("tracker_db_pool_connections", state=state) for state in ("idle", "in_use"))
+    assert (idle + in_use, idle) == (stats["pool_size"], stats["pool_available"])
+    assert sample("tracker_db_pool_waiting_requests") == 0
