@@ -29,7 +29,8 @@ def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
 
 
 class RequestIdMiddleware:
-    """ASGI middleware, outermost: sets the id for the connection's task and stamps it on the answer."""
+    """ASGI middleware, outermost: sets the id for the connection's task and stamps it on the answer (an
+    accepted websocket's handshake included; its log lines carry the id for the socket's whole life)."""
 
     def __init__(self, app):
         self.app = app
@@ -39,12 +40,11 @@ class RequestIdMiddleware:
             return await self.app(scope, receive, send)
         request_id = request_id_of(scope["headers"])
         current_request_id.set(request_id)  # this connection's task only: each has a context of its own
-        if scope["type"] == "websocket":
-            return await self.app(scope, receive, send)
         stamp = (HEADER, request_id.encode("ascii"))
 
         async def send_with_id(message):
-            if message["type"] == "http.response.start":
+            # The answer's head: an HTTP response's, or a websocket handshake's when it is accepted.
+            if message["type"] in ("http.response.start", "websocket.accept"):
                 headers = [(name, value) for name, value in message.get("headers", ()) if name.lower() != HEADER]
                 message = {**message, "headers": [*headers, stamp]}
             await send(message)

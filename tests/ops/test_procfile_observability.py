@@ -90,7 +90,9 @@ def test_open_websockets_are_counted_by_kind_across_the_workers(server):
 
     async def hold_sockets():
         board = f"{server.ws_url}/ws/v1/projects/{project['id']}/board/"
-        sockets = [await websockets.connect(board, additional_headers=auth) for _ in range(5)]
+        sockets = [await websockets.connect(board, additional_headers={**auth, "X-Request-ID": f"board-{n}"})
+                   for n in range(5)]
+        assert [socket.response.headers["X-Request-ID"] for socket in sockets] == [f"board-{n}" for n in range(5)]
         sockets += [await websockets.connect(f"{server.ws_url}/ws/v1/notifications/", additional_headers=auth)
                     for _ in range(3)]
         counted = await asyncio.to_thread(wait_for, lambda: open_sockets() == (5, 3))
