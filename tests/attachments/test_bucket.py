@@ -3,7 +3,10 @@ moto's standalone server: uploads go to the bucket and nothing to the disk, down
 with the headers of a file on disk, deletes remove the object once they commit, a failed upload leaves
 no object behind. Tickets and docs share the one implementation in attachments/."""
 
+import threading
+
 import pytest
+from django.core.files.storage import default_storage
 
 from attachments.files import SANDBOX
 from docs_area.models import ArticleAttachment
@@ -89,3 +92,18 @@ def test_docs_attachments_live_in_the_same_bucket(client_for, manager, viewer, p
     with django_capture_on_commit_callbacks(execute=True):
         assert client_for(manager).post(docs_attachment_url(attachment, "/delete")).status_code == 200
     assert bucket.keys() == []
+
+
+def test_the_threads_of_a_process_share_one_s3_client(bucket):
+    found = []
+
+    def connect():
+        found.append(default_storage.connection)
+
+    threads = [threading.Thread(target=connect) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(connection) for connection in found}) == 3  # a resource per thread, as boto3 asks
+    assert len({id(connection.meta.client) for connection in found}) == 1
