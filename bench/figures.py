@@ -482,3 +482,6 @@ def moves() -> dict:
             "baseline": f"20 cards: {timings['small']:.1f} ms",
             "details": f"{sizes['large']:,} cards: {timings['large']:.1f} ms p50; a random ticket before a random "
                        "one of the same column, in turns"}
+
+
+from bench.fleet import files, pgbouncer, scrape, sockets  # noqa: E402, F401  (issue 26's figures)

@@ -4,11 +4,15 @@ Without any variable set the service runs for local development: SQLite in the
 project root and the in-memory channel layer.
 """
 
+import ipaddress
+import logging
 import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from core.request_id import LOG_FILTERS, LOG_FORMATTERS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -61,6 +65,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.metrics.RequestMetricsMiddleware",  # outermost: it sees every answer, 429s included
     "django.middleware.security.SecurityMiddleware",
     "core.csp.ContentSecurityPolicyMiddleware",
     "accounts.ratelimit.ApiRateLimitMiddleware",
@@ -141,9 +146,13 @@ def database_config() -> dict:
         config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, True
         # Statements bound by the server (core.queries: the lookups and reads every request makes) are
         # prepared on a connection from their second run; the ORM's cursors bind on the client and are
-        # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the
-        # connections of psycopg's pool never pass through.
-        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(), "prepare_threshold": 1}
+        # never prepared. Behind a pooler in transaction mode (PgBouncer before 1.21) a transaction may run
+        # on another server connection than the last one: DATABASE_PREPARED_STATEMENTS=0 turns them off,
+        # and the server-side cursors Django keeps open across transactions (iterator()) with them.
+        prepared = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+        config["DISABLE_SERVER_SIDE_CURSORS"] = not prepared
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(),
+                             "prepare_threshold": 1 if prepared else None}
     return config
 
 
@@ -220,6 +229,18 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Stored files in an S3-compatible bucket (attachments/storage.py), configured by django-storages' usual
+# variables; unset, they stay under MEDIA_ROOT. Credentials left unset come from boto3's own chain.
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = {"BACKEND": "attachments.storage.BucketStorage"}
+    AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+    AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME") or None
+    AWS_ACCESS_KEY_ID = os.environ.get("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
+    AWS_DEFAULT_ACL = None  # the bucket's own policy; objects are only ever read through the API
+    AWS_S3_FILE_OVERWRITE = True  # names are generated and unique: no existence check before each write
+
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
 # Larger bodies are refused with 413 before they are read (core/body_limit.py).
 REQUEST_BODY_MAX_SIZE = 2 * 1024 * 1024
@@ -283,9 +304,31 @@ SPECTACULAR_SETTINGS = {
                             "NotificationTypeEnum": "notifications.models.NotificationType"},
 }
 
+# GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of
+# addresses or networks); with neither set it does not exist. PROMETHEUS_MULTIPROC_DIR (prometheus_client's
+# own variable; the Procfile's server sets one up) makes it one view across the worker processes.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+try:
+    METRICS_ALLOWED_IPS = [ipaddress.ip_network(item, strict=False) for item in env_list("METRICS_ALLOWED_IPS", [])]
+except ValueError as error:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+METRICS_ENABLED = bool(METRICS_TOKEN or METRICS_ALLOWED_IPS)
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR:  # any process that counts writes there (a management command before the server)
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
+
+# Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
+# per line, for log shippers.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT is text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": LOG_FILTERS,
+    "formatters": LOG_FORMATTERS,
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
+if LOG_FORMAT == "json":
+    logging.captureWarnings(True)  # Python's warnings too, as log lines rather than bare text on stderr
