@@ -1,0 +1,116 @@
+"""Receivers of webhook deliveries for the tests: threaded HTTP servers on 127.0.0.1 that record what
+they receive and answer as the test says."""
+
+import http.server
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+import standardwebhooks
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+
+    @property
+    def message_id(self) -> str:
+        return self.headers["webhook-id"]
+
+    def frame(self) -> dict:
+        return json.loads(self.body)
+
+    def verified(self, secret: str) -> dict:
+        """The body, once its signature checks out with `secret` (standardwebhooks raises otherwise)."""
+        return standardwebhooks.Webhook(secret).verify(self.body, self.headers)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int = 200
+    body: bytes = b"ok"
+    headers: tuple[tuple[str, str], ...] = ()
+    hang: bool = False  # read the request, then never answer (until the receiver closes)
+    drip_seconds: float = 0  # send the body one byte at a time, this long apart
+
+
+class Receiver:
+    """`with Receiver() as receiver:` listens on `receiver.url` until the block ends. `answers` are used in
+    turn, the last one for every request after them."""
+
+    def __init__(self, *answers: Answer):
+        self.answers = list(answers) or [Answer()]
+        self.received: list[Received] = []
+        self.changed = threading.Condition()
+        self.closing = threading.Event()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def __enter__(self) -> "Receiver":
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.closing.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def wait_for(self, count: int, timeout: float = 10) -> list[Received]:
+        """The first `count` requests, once they have all arrived (AssertionError after `timeout`)."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while len(self.received) < count:
+                left = deadline - time.monotonic()
+                assert left > 0, f"{len(self.received)} of {count} deliveries arrived within {timeout} s"
+                self.changed.wait(left)
+            return list(self.received[:count])
+
+    def _answer_for(self, index: int) -> Answer:
+        return self.answers[min(index, len(self.answers) - 1)]
+
+    def _handler(self):
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.changed:
+                    index = len(receiver.received)
+                    receiver.received.append(Received(
+                        self.path, {name.lower(): value for name, value in self.headers.items()}, body))
+                    receiver.changed.notify_all()
+                answer = receiver._answer_for(index)
+                if answer.hang:
+                    receiver.closing.wait()
+                    return
+                try:
+                    self._send(answer)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the sender read what it keeps and hung up
+
+            def _send(self, answer: Answer):
+                self.send_response(answer.status)
+                for name, value in answer.headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if not answer.drip_seconds:
+                    self.wfile.write(answer.body)
+                    return
+                for byte in answer.body:
+                    if receiver.closing.wait(answer.drip_seconds):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+
+            def log_message(self, format, *args):
+                pass
+
+        return Handler
