@@ -86,8 +86,11 @@ def allowed_private(host: str, address: IPAddress | None = None) -> bool:
 
 
 def check(host: str, address: IPAddress) -> None:
-    if not (is_public(address) or allowed_private(host, address)):
-        raise AddressRefused(f"url's host {host} stands for {address}, which is not a public address")
+    if is_public(address) or allowed_private(host, address):
+        return
+    if literal_address(host) is not None:
+        raise AddressRefused(f"url's host {host} is not a public address")
+    raise AddressRefused(f"url's host {host} stands for {address}, which is not a public address")
 
 
 def literal_address(host: str) -> IPAddress | None:

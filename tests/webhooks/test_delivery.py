@@ -81,7 +81,7 @@ def statements_of_a_creation(client, project_id: int, title: str) -> list[str]:
 
 
 def mentions_webhooks(statements: list[str]) -> list[str]:
-    return [statement for statement in statements if "webhooks_" in statement]
+    return [statement for statement in statements if statement and "webhooks_" in statement]
 
 
 def test_a_project_without_an_active_webhook_pays_nothing_for_webhooks(client_for, project, manager, receiver):
