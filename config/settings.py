@@ -318,4 +318,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    # Not a line per webhook delivery received and done by a worker: its failures still log.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}, "celery.worker.strategy": {"level": "WARNING"}},
 }

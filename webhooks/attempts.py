@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 SWEEP_BATCH = 1000
 # A busy endpoint's delivery is tried again after 0.25 s, then twice as long each time, up to 10 s.
 BUSY_FIRST_WAIT, BUSY_LONGEST_WAIT = 0.25, 10.0
+SLOW_ATTEMPT = timedelta(seconds=1)
 
 
 class Outcome(StrEnum):
@@ -56,10 +57,11 @@ def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
     if not delivery.webhook.active:
         services.fail_open_deliveries(webhook=delivery.webhook, error="the webhook is not active")
         return None
-    if _in_flight(delivery.webhook_id, now) >= settings.WEBHOOK_ENDPOINT_CONCURRENCY:
-        return min(BUSY_FIRST_WAIT * 2 ** deferrals, BUSY_LONGEST_WAIT)
     claim = uuid.uuid4()
-    if not _claim(delivery_id, claim, now):
+    taken = _claim_within_capacity(delivery, claim, now)
+    if taken is None:
+        return min(BUSY_FIRST_WAIT * 2 ** deferrals, BUSY_LONGEST_WAIT)
+    if not taken:
         return None  # another worker has it
     body, headers = message(delivery, now)
     if not connection.in_atomic_block:
@@ -88,8 +90,23 @@ def _lost_before(now: datetime) -> datetime:
     return now - timedelta(seconds=settings.WEBHOOK_LOST_AFTER_SECONDS)
 
 
-def _in_flight(webhook_id: int, now: datetime) -> int:
-    return Delivery.objects.filter(webhook_id=webhook_id, claimed_at__gte=_lost_before(now)).count()
+def _claim_within_capacity(delivery: Delivery, claim: uuid.UUID, now: datetime) -> bool | None:
+    """Claim the attempt unless its endpoint already holds WEBHOOK_ENDPOINT_CONCURRENCY attempts (None).
+
+    A healthy endpoint counts only its attempts in flight for over SLOW_ATTEMPT: however many messages it
+    gets at once, it is never held back. Once its last attempt failed, every attempt in flight counts, and
+    claims queue on its row, so that a hung endpoint holds exactly that many workers and never all of them.
+    """
+    in_flight = Delivery.objects.filter(webhook_id=delivery.webhook_id, claimed_at__gte=_lost_before(now))
+    if delivery.webhook.failing_since is None:
+        if in_flight.filter(claimed_at__lt=now - SLOW_ATTEMPT).count() >= settings.WEBHOOK_ENDPOINT_CONCURRENCY:
+            return None
+        return _claim(delivery.pk, claim, now)
+    with transaction.atomic():
+        Webhook.objects.select_for_update().filter(pk=delivery.webhook_id).values_list("pk").get()
+        if in_flight.count() >= settings.WEBHOOK_ENDPOINT_CONCURRENCY:
+            return None
+        return _claim(delivery.pk, claim, now)
 
 
 def _claim(delivery_id: int, claim: uuid.UUID, now: datetime) -> bool:
@@ -128,17 +145,21 @@ def _error_of(exchange: Exchange, outcome: Outcome) -> str:
     return exchange.error
 
 
-def sweep(now: datetime | None = None) -> list[int]:
+def sweep(*, queue_is_empty: bool, now: datetime | None = None) -> list[int]:
     """The periodic pass: disable endpoints that have failed for too long, and take the deliveries due for a
-    hand-out: retries whose time has come, and those whose hand-out or claim is older than
-    WEBHOOK_LOST_AFTER_SECONDS (the worker that had them died). Answers their ids, marked handed out."""
+    hand-out: retries whose time has come, those claimed by a worker that died (a claim older than
+    WEBHOOK_LOST_AFTER_SECONDS), and, once the queue of hand-outs is empty, those handed out that long ago and
+    never claimed (lost with a worker, or never handed out after their commit). While a backlog waits in the
+    queue a late claim is no sign of loss: handing those out again would only lengthen it. Answers the ids
+    taken, marked handed out."""
     now = now or timezone.now()
     services.disable_failing_webhooks(now=now)
     lost_before = _lost_before(now)
+    unclaimed = Q(dispatched_at__isnull=True) | Q(claimed_at__lt=lost_before)
+    if queue_is_empty:
+        unclaimed |= Q(dispatched_at__lt=lost_before, claimed_at__isnull=True)
     with transaction.atomic():
-        due = list(Delivery.objects.filter(status__in=OPEN_STATUSES, next_attempt_at__lte=now)
-                   .filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=lost_before))
-                   .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=lost_before))
+        due = list(Delivery.objects.filter(unclaimed, status__in=OPEN_STATUSES, next_attempt_at__lte=now)
                    .order_by("next_attempt_at").select_for_update(skip_locked=True)
                    .values_list("pk", flat=True)[:SWEEP_BATCH])
         Delivery.objects.filter(pk__in=due).update(dispatched_at=now)

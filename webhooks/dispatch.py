@@ -16,8 +16,9 @@ def hand_out_after_commit(delivery_ids: list[int]) -> None:
 
 def hand_out(delivery_ids: list[int], *, countdown: float = 0, deferrals: int = 0) -> None:
     if uses_workers():
-        for delivery_id in delivery_ids:
-            tasks.deliver.apply_async((delivery_id, deferrals), countdown=countdown or None)
+        with tasks.deliver.app.producer_or_acquire() as producer:  # one broker connection for them all
+            for delivery_id in delivery_ids:
+                tasks.deliver.apply_async((delivery_id, deferrals), countdown=countdown or None, producer=producer)
     else:
         local.runner().submit(delivery_ids, countdown=countdown, deferrals=deferrals)
 

@@ -29,13 +29,14 @@ class LocalRunner:
         self.order = itertools.count()
         self.changed = threading.Condition()
         self.stopping = False
+        self.waiting = 0  # deliveries submitted to the pool and not yet started
         self.sweeper = threading.Thread(target=self._sweep_loop, name="webhook-sweep", daemon=True)
         self.sweeper.start()
 
     def submit(self, delivery_ids: list[int], *, countdown: float = 0, deferrals: int = 0) -> None:
         if countdown <= 0:
             for delivery_id in delivery_ids:
-                self.pool.submit(self._deliver, delivery_id, deferrals)
+                self._start(delivery_id, deferrals)
             return
         with self.changed:
             for delivery_id in delivery_ids:
@@ -49,7 +50,14 @@ class LocalRunner:
         self.sweeper.join()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
+    def _start(self, delivery_id: int, deferrals: int) -> None:
+        with self.changed:
+            self.waiting += 1
+        self.pool.submit(self._deliver, delivery_id, deferrals)
+
     def _deliver(self, delivery_id: int, deferrals: int) -> None:
+        with self.changed:
+            self.waiting -= 1
         try:
             retry_in = attempts.run(delivery_id, deferrals=deferrals)
             if retry_in is not None:
@@ -74,14 +82,14 @@ class LocalRunner:
                     self.changed.wait(timeout=wake_at - now)
                     continue
             for _, _, delivery_id, deferrals in due:
-                self.pool.submit(self._deliver, delivery_id, deferrals)
+                self._start(delivery_id, deferrals)
             if now >= next_sweep:
                 self._sweep()
                 next_sweep = now + self.sweep_seconds
 
     def _sweep(self) -> None:
         try:
-            self.submit(attempts.sweep())
+            self.submit(attempts.sweep(queue_is_empty=self.waiting == 0))
         except Exception:
             logger.exception("webhook sweep failed in the web process")
         finally:

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("figure", ["board", "growth", "search", "detail", "creates", "fanout"])
+@pytest.mark.parametrize("figure", ["board", "growth", "search", "detail", "creates", "fanout", "webhooks"])
 def test_figure_runs_on_tiny_data(figure, tmp_path):
     env = {**os.environ, "BENCH_SMALL": "1", "BENCH_CHILD": "1", "TMPDIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)

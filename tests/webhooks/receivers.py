@@ -3,6 +3,8 @@ they receive and answer as the test says."""
 
 import http.server
 import json
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -44,6 +46,7 @@ class Receiver:
     def __init__(self, *answers: Answer):
         self.answers = list(answers) or [Answer()]
         self.received: list[Received] = []
+        self.hanging = self.most_hanging = 0  # requests held without an answer, now and at most at once
         self.changed = threading.Condition()
         self.closing = threading.Event()
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -69,6 +72,17 @@ class Receiver:
                 self.changed.wait(left)
             return list(self.received[:count])
 
+    def _hang(self, connection: socket.socket) -> None:
+        """Answer nothing until the sender hangs up (or the receiver closes)."""
+        with self.changed:
+            self.hanging += 1
+            self.most_hanging = max(self.most_hanging, self.hanging)
+        while not self.closing.wait(0.05):
+            if select.select([connection], [], [], 0)[0] and not connection.recv(1, socket.MSG_PEEK):
+                break
+        with self.changed:
+            self.hanging -= 1
+
     def _answer_for(self, index: int) -> Answer:
         return self.answers[min(index, len(self.answers) - 1)]
 
@@ -87,7 +101,7 @@ class Receiver:
                     receiver.changed.notify_all()
                 answer = receiver._answer_for(index)
                 if answer.hang:
-                    receiver.closing.wait()
+                    receiver._hang(self.connection)
                     return
                 try:
                     self._send(answer)
