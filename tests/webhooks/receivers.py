@@ -5,6 +5,7 @@ import http.server
 import json
 import select
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ class Receiver:
     """`with Receiver() as receiver:` listens on `receiver.url` until the block ends. `answers` are used in
     turn, the last one for every request after them."""
 
-    def __init__(self, *answers: Answer):
+    def __init__(self, *answers: Answer, tls: ssl.SSLContext | None = None):
         self.answers = list(answers) or [Answer()]
         self.received: list[Received] = []
         self.hanging = self.most_hanging = 0  # requests held without an answer, now and at most at once
@@ -52,6 +53,11 @@ class Receiver:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        self.server_names: list[str | None] = []  # the TLS server name each client asked for
+        if tls is not None:
+            tls.sni_callback = lambda _socket, name, _context: self.server_names.append(name)
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            self.url = self.url.replace("http://", "https://")
 
     def __enter__(self) -> "Receiver":
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
