@@ -21,7 +21,6 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # The names every resolver answers with a loopback address, whatever DNS says.
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
-REGISTRATION_RESOLVE_SECONDS = 2.0
 
 # getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may.
 _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-resolve")
@@ -29,10 +28,6 @@ _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-resolv
 
 class AddressRefused(Exception):
     """The URL may not be sent to; the message says why, naming `url`."""
-
-
-class HostUnresolved(AddressRefused):
-    """The URL's host has no address now (or none in time)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +95,11 @@ def literal_address(host: str) -> IPAddress | None:
         return None
 
 
+def is_loopback_name(host: str) -> bool:
+    name = host.rstrip(".").lower()
+    return name in LOOPBACK_NAMES or name.endswith(".localhost")
+
+
 def resolve(target: Target, timeout: float) -> list[IPAddress]:
     """Every address of the target's host, each checked; AddressRefused if one is refused or none is found
     in time."""
@@ -107,7 +107,7 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
     if literal is not None:
         check(target.host, literal)
         return [literal]
-    if target.host.rstrip(".").lower() in LOOPBACK_NAMES or target.host.rstrip(".").lower().endswith(".localhost"):
+    if is_loopback_name(target.host):
         if allowed_private(target.host):
             return [ipaddress.ip_address("127.0.0.1")]
         raise AddressRefused(f"url's host {target.host} is a loopback name")
@@ -115,9 +115,9 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
     try:
         answers = lookup.result(timeout=max(timeout, 0.001))
     except FutureTimeout:
-        raise HostUnresolved(f"url's host {target.host} did not resolve in time") from None
+        raise AddressRefused(f"url's host {target.host} did not resolve in time") from None
     except OSError:
-        raise HostUnresolved(f"url's host {target.host} does not resolve") from None
+        raise AddressRefused(f"url's host {target.host} does not resolve") from None
     # An IPv6 answer may carry a zone ("fe80::1%eth0"): the address is what comes before it.
     addresses = list(dict.fromkeys(ipaddress.ip_address(answer[4][0].split("%")[0]) for answer in answers))
     for address in addresses:
@@ -126,12 +126,16 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
 
 
 def registration_problem(url: str) -> str | None:
-    """Why a webhook may not be registered with this URL, or None. A host that does not resolve now is
-    accepted (its attempts fail until it does); one that resolves to a refused address is not."""
+    """Why a webhook may not be registered with this URL, or None: its form, and the address it names when
+    its host is an address or a loopback name. A name is not looked up here (no request waits for DNS):
+    each attempt resolves it and refuses what it stands for."""
     try:
-        resolve(target_of(url), REGISTRATION_RESOLVE_SECONDS)
-    except HostUnresolved:
-        return None
+        target = target_of(url)
+        literal = literal_address(target.host)
+        if literal is not None:
+            check(target.host, literal)
+        elif is_loopback_name(target.host) and not allowed_private(target.host):
+            raise AddressRefused(f"url's host {target.host} is a loopback name")
     except AddressRefused as refused:
         return str(refused)
     return None
