@@ -1,3 +1,5 @@
+from dataclasses import dataclass
+
 import pytest
 
 from config.celery import app as celery_app
@@ -52,6 +54,25 @@ def receiver():
 def committed(django_capture_on_commit_callbacks):
     """`with committed():` runs what the block's writes left for after their commit, at its end."""
     return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@dataclass
+class Registered:
+    client: object  # the manager's API client
+    endpoint: Receiver
+    webhook: dict
+    secret: str
+
+
+@pytest.fixture
+def registered(client_for, project, manager, receiver):
+    """`registered(*answers, **fields)`: a receiver answering `answers`, registered by the project's manager."""
+
+    def register(*answers, **fields) -> Registered:
+        endpoint, client = receiver(*answers), client_for(manager)
+        return Registered(client, endpoint, *create_webhook(client, project.id, endpoint.url, **fields))
+
+    return register
 
 
 def webhooks_url(project_id: int) -> str:

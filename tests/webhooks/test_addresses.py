@@ -4,6 +4,7 @@ import datetime
 import ipaddress
 import socket
 import ssl
+from contextlib import contextmanager
 
 import pytest
 from cryptography import x509
@@ -66,27 +67,28 @@ def server_context(tmp_path, authority, host: str) -> ssl.SSLContext:
 
 
 @pytest.fixture
-def trusting(monkeypatch):
-    """The sender trusts `authority` (as it trusts the system's authorities in production), and the name
-    hooks.example.test stands for 127.0.0.1."""
+def tls_receiver(tmp_path, settings, monkeypatch):
+    """`with tls_receiver(name) as (receiver, url):` an https receiver on 127.0.0.1 whose certificate names
+    `name`, reached as https://hooks.example.test:PORT/hooks. The name stands for 127.0.0.1, and the sender
+    trusts the receiver's certificate authority, as it trusts the system's in production."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
     resolve = socket.getaddrinfo
     monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *args, **kwargs: resolve(
         "127.0.0.1" if host == "hooks.example.test" else host, port, *args, **kwargs))
-
-    def trust(authority):
-        context = ssl.create_default_context(cadata=authority[1].public_bytes(serialization.Encoding.PEM).decode())
-        monkeypatch.setattr(delivery, "_tls_context", lambda: context)
-
-    return trust
-
-
-def test_https_is_sent_to_the_checked_address_as_the_url_s_host(tmp_path, settings, trusting):
-    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
     authority = certificate_authority()
-    trusting(authority)
-    with Receiver(tls=server_context(tmp_path, authority, "hooks.example.test")) as receiver:
-        url = receiver.url.replace("127.0.0.1", "hooks.example.test")
+    trusted = ssl.create_default_context(cadata=authority[1].public_bytes(serialization.Encoding.PEM).decode())
+    monkeypatch.setattr(delivery, "_tls_context", lambda: trusted)
 
+    @contextmanager
+    def start(name: str):
+        with Receiver(tls=server_context(tmp_path, authority, name)) as receiver:
+            yield receiver, receiver.url.replace("127.0.0.1", "hooks.example.test")
+
+    return start
+
+
+def test_https_is_sent_to_the_checked_address_as_the_url_s_host(tls_receiver):
+    with tls_receiver("hooks.example.test") as (receiver, url):
         exchange = post(url, body=b'{"event": "webhook.ping"}', headers={"webhook-id": "msg_1"}, timeout=5)
 
         assert (exchange.status, exchange.failure) == (200, None)
@@ -94,13 +96,8 @@ def test_https_is_sent_to_the_checked_address_as_the_url_s_host(tmp_path, settin
         assert (receiver.server_names, received.headers["host"]) == (["hooks.example.test"], url.split("/")[2])
 
 
-def test_a_certificate_for_another_host_is_refused(tmp_path, settings, trusting):
-    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
-    authority = certificate_authority()
-    trusting(authority)
-    with Receiver(tls=server_context(tmp_path, authority, "elsewhere.example.test")) as receiver:
-        url = receiver.url.replace("127.0.0.1", "hooks.example.test")
-
+def test_a_certificate_for_another_host_is_refused(tls_receiver):
+    with tls_receiver("elsewhere.example.test") as (receiver, url):
         exchange = post(url, body=b"{}", headers={}, timeout=5)
 
         assert (exchange.status, exchange.failure) == (None, "connection")

@@ -249,35 +249,31 @@ def test_a_switched_off_webhook_receives_nothing_until_switched_on(client_for, p
     assert received.frame()["ticket"]["title"] == "Back on"
 
 
-def test_switching_off_fails_the_deliveries_still_waiting(client_for, project, manager, receiver, committed):
-    endpoint = receiver(Answer(status=500))
-    client = client_for(manager)
-    webhook, _ = create_webhook(client, project.id, endpoint.url)
+@pytest.fixture
+def failed_once(project, registered, committed):
+    """A webhook whose endpoint answers 500: its first event's delivery waits for a retry."""
+    hook = registered(Answer(status=500))
     with committed():
-        create_ticket(client, project.id)
-    endpoint.wait_for(1)
+        create_ticket(hook.client, project.id)
+    hook.endpoint.wait_for(1)
+    return hook
 
-    client.post(f"/api/v1/webhooks/{webhook['id']}/update", {"active": False}, format="json")
+
+def test_switching_off_fails_the_deliveries_still_waiting(failed_once):
+    failed_once.client.post(f"/api/v1/webhooks/{failed_once.webhook['id']}/update", {"active": False}, format="json")
     tasks.sweep()
 
     assert deliveries() == [("ticket.created", "failed", 1, 500, "the webhook was switched off before this attempt")]
-    assert len(endpoint.received) == 1
+    assert len(failed_once.endpoint.received) == 1
 
 
-def test_a_deleted_webhook_receives_nothing_more(client_for, project, manager, receiver, committed):
-    endpoint = receiver(Answer(status=500))
-    client = client_for(manager)
-    webhook, _ = create_webhook(client, project.id, endpoint.url)
+def test_a_deleted_webhook_receives_nothing_more(project, failed_once, committed):
+    failed_once.client.post(f"/api/v1/webhooks/{failed_once.webhook['id']}/delete")
     with committed():
-        create_ticket(client, project.id)
-    endpoint.wait_for(1)
-
-    client.post(f"/api/v1/webhooks/{webhook['id']}/delete")
-    with committed():
-        create_ticket(client, project.id)
+        create_ticket(failed_once.client, project.id)
     tasks.sweep()
 
-    assert (len(endpoint.received), Delivery.objects.count()) == (1, 0)
+    assert (len(failed_once.endpoint.received), Delivery.objects.count()) == (1, 0)
     project.refresh_from_db()
     assert project.has_active_webhooks is False
 

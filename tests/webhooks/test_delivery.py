@@ -15,13 +15,12 @@ from .conftest import create_ticket, create_webhook
 pytestmark = pytest.mark.usefixtures("inline_deliveries")
 
 
-def test_an_event_arrives_signed_as_the_log_keeps_it(client_for, project, manager, receiver, committed):
-    endpoint = receiver()
-    client = client_for(manager)
-    webhook, secret = create_webhook(client, project.id, endpoint.url)
+def test_an_event_arrives_signed_as_the_log_keeps_it(project, registered, committed):
+    hook = registered()
+    endpoint, webhook, secret = hook.endpoint, hook.webhook, hook.secret
 
     with committed():
-        create_ticket(client, project.id, "Login screen")
+        create_ticket(hook.client, project.id, "Login screen")
 
     [received] = endpoint.wait_for(1)
     kept = ProjectEvent.objects.get(project=project)
@@ -37,16 +36,14 @@ def test_an_event_arrives_signed_as_the_log_keeps_it(client_for, project, manage
                                                       kept.seq)
 
 
-def test_the_deliveries_list_shows_what_happened(client_for, project, manager, receiver, committed):
-    endpoint = receiver()
-    client = client_for(manager)
-    webhook, _ = create_webhook(client, project.id, endpoint.url)
+def test_the_deliveries_list_shows_what_happened(project, registered, committed):
+    hook = registered()
     with committed():
-        create_ticket(client, project.id, "First")
-        create_ticket(client, project.id, "Second")
-    first, second = endpoint.wait_for(2)
+        create_ticket(hook.client, project.id, "First")
+        create_ticket(hook.client, project.id, "Second")
+    first, second = hook.endpoint.wait_for(2)
 
-    response = client.get(f"/api/v1/webhooks/{webhook['id']}/deliveries")
+    response = hook.client.get(f"/api/v1/webhooks/{hook.webhook['id']}/deliveries")
 
     assert response.status_code == 200
     deliveries = response.json()["deliveries"]
@@ -54,7 +51,7 @@ def test_the_deliveries_list_shows_what_happened(client_for, project, manager, r
              d["response_body"], d["error"], d["next_attempt_at"]) for d in deliveries] == [
         (second.message_id, "ticket.created", 2, "delivered", 1, 200, "ok", None, None),
         (first.message_id, "ticket.created", 1, "delivered", 1, 200, "ok", None, None)]
-    assert all(d["webhook_id"] == webhook["id"] and d["delivered_at"] and d["duration_ms"] is not None
+    assert all(d["webhook_id"] == hook.webhook["id"] and d["delivered_at"] and d["duration_ms"] is not None
                for d in deliveries)
 
 
