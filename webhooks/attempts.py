@@ -12,13 +12,14 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 import orjson
+from cryptography.fernet import InvalidToken
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from . import keys, selectors, services, signing
-from .delivery import Exchange, Failure, post
+from .delivery import Exchange, Failure, post, unsent
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
 
 logger = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ SWEEP_BATCH = 1000
 # A busy endpoint's delivery is tried again after 0.25 s, then twice as long each time, up to 10 s.
 BUSY_FIRST_WAIT, BUSY_LONGEST_WAIT = 0.25, 10.0
 SLOW_ATTEMPT = timedelta(seconds=1)
+UNREADABLE_SECRET = "not sent: the signing secret cannot be read with this DJANGO_SECRET_KEY; rotate it"
 
 
 class Outcome(StrEnum):
@@ -37,6 +39,7 @@ class Outcome(StrEnum):
     TIMEOUT = "timeout"
     CONNECTION_FAILED = "connection_failed"
     ADDRESS_REFUSED = "address_refused"
+    SECRET_UNREADABLE = "secret_unreadable"
 
 
 def outcome_of(exchange: Exchange) -> Outcome:
@@ -44,7 +47,7 @@ def outcome_of(exchange: Exchange) -> Outcome:
     if exchange.failure is None:
         return Outcome.DELIVERED if 200 <= exchange.status < 300 else Outcome.REJECTED
     return {Failure.TIMEOUT: Outcome.TIMEOUT, Failure.CONNECTION: Outcome.CONNECTION_FAILED,
-            Failure.ADDRESS: Outcome.ADDRESS_REFUSED}[exchange.failure]
+            Failure.ADDRESS: Outcome.ADDRESS_REFUSED, Failure.SECRET: Outcome.SECRET_UNREADABLE}[exchange.failure]
 
 
 def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
@@ -63,7 +66,11 @@ def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
         return min(BUSY_FIRST_WAIT * 2 ** deferrals, BUSY_LONGEST_WAIT)
     if not taken:
         return None  # another worker has it
-    body, headers = message(delivery, now)
+    try:
+        body, headers = message(delivery, now)
+    except InvalidToken:  # sealed under another DJANGO_SECRET_KEY (a restored dump): a new secret is needed
+        record(delivery, unsent(Failure.SECRET, UNREADABLE_SECRET), claim=claim)
+        return None
     if not connection.in_atomic_block:
         connection.close()  # no database connection held while the endpoint takes its time
     exchange = post(delivery.webhook.url, body=body, headers=headers, timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
@@ -82,7 +89,10 @@ def signing_secrets(webhook: Webhook, now: datetime) -> list[str]:
     """The current secret, and the one it replaced while that still signs (24 h after a rotation)."""
     secrets = [keys.unseal(webhook.secret)]
     if webhook.previous_secret and webhook.previous_secret_expires_at and webhook.previous_secret_expires_at > now:
-        secrets.append(keys.unseal(webhook.previous_secret))
+        try:
+            secrets.append(keys.unseal(webhook.previous_secret))
+        except InvalidToken:
+            pass  # the secret replaced because it could no longer be read: the new one signs alone
     return secrets
 
 

@@ -34,6 +34,7 @@ class Failure(StrEnum):
     ADDRESS = "address"  # the URL or the address its host stands for is refused, or it does not resolve
     TIMEOUT = "timeout"
     CONNECTION = "connection"  # refused, reset, closed early, not HTTP, TLS failed
+    SECRET = "secret"  # nothing was sent: the signing secret cannot be read with this DJANGO_SECRET_KEY
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,11 @@ def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> E
     except OSError as error:
         return _failed(Failure.CONNECTION, f"connection failed: {error.strerror or error}", started)
     return Exchange(status=answer.status, body=answer.text(), failure=None, error="", duration_ms=_elapsed_ms(started))
+
+
+def unsent(failure: Failure, error: str) -> Exchange:
+    """The exchange that did not take place."""
+    return _failed(failure, error, time.monotonic())
 
 
 def _failed(failure: Failure, error: str, started: float) -> Exchange:

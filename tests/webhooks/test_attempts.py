@@ -10,6 +10,7 @@ from django.utils import timezone
 from events.models import ProjectEvent
 from tests.factories import CommentFactory, ProjectFactory, TicketFactory
 from webhooks import tasks
+from webhooks.attempts import UNREADABLE_SECRET
 from webhooks.models import Delivery, Webhook
 
 from .conftest import create_ticket, create_webhook
@@ -397,3 +398,30 @@ def test_a_comment_event_carries_its_frame(client_for, project, manager, receive
     frame = received.verified(secret)
     assert (frame["event"], frame["ticket_id"], frame["comment"]["message"], frame["actor"]["id"]) == (
         "comment.updated", comment.ticket_id, "Edited", manager.id)
+
+
+def test_a_secret_sealed_under_another_secret_key_is_a_failed_attempt(project, registered, committed, settings):
+    hook = registered()
+    settings.SECRET_KEY = "another key, as on a server a dump was restored to"
+    settings.SECRET_KEY_FALLBACKS = []
+
+    with committed():
+        create_ticket(hook.client, project.id)
+
+    assert hook.endpoint.received == []
+    assert deliveries() == [("ticket.created", "retrying", 1, None, UNREADABLE_SECRET)]
+    rotated = hook.client.post(f"/api/v1/webhooks/{hook.webhook['id']}/rotate-secret").json()["secret"]
+    tasks.sweep()
+    [received] = hook.endpoint.wait_for(1)
+    assert received.verified(rotated)["event"] == "ticket.created"
+
+
+def test_a_secret_sealed_under_a_previous_secret_key_still_signs(project, registered, committed, settings):
+    hook = registered()
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "the new key"
+
+    with committed():
+        create_ticket(hook.client, project.id)
+
+    assert hook.endpoint.wait_for(1)[0].verified(hook.secret)["event"] == "ticket.created"
