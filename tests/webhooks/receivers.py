@@ -70,13 +70,18 @@ class Receiver:
 
     def wait_for(self, count: int, timeout: float = 10) -> list[Received]:
         """The first `count` requests, once they have all arrived (AssertionError after `timeout`)."""
+        self.wait_until(lambda received: len(received) >= count, timeout,
+                        lambda: f"{len(self.received)} of {count} deliveries arrived within {timeout} s")
+        return list(self.received[:count])
+
+    def wait_until(self, condition, timeout: float, failure=lambda: "not within the time") -> None:
+        """Until `condition(requests received so far)` holds (AssertionError with `failure()` after `timeout`)."""
         deadline = time.monotonic() + timeout
         with self.changed:
-            while len(self.received) < count:
+            while not condition(self.received):
                 left = deadline - time.monotonic()
-                assert left > 0, f"{len(self.received)} of {count} deliveries arrived within {timeout} s"
+                assert left > 0, failure()
                 self.changed.wait(left)
-            return list(self.received[:count])
 
     def _hang(self, connection: socket.socket) -> None:
         """Answer nothing until the sender hangs up (or the receiver closes)."""
