@@ -484,4 +484,26 @@ def moves() -> dict:
                        "one of the same column, in turns"}
 
 
+# ---- webhooks ---------------------------------------------------------------------------------
+
+def webhooks() -> dict:
+    """Deliveries per second from the Procfile's worker (Celery on Redis; in SMALL, the web process's threads on
+    SQLite) to a local receiver, and commit → the receiver's first byte."""
+    redis_url = "" if SMALL else REDIS_URL
+    os.environ.update({"REDIS_URL": redis_url, "CELERY_BROKER_URL": redis_url,
+                       "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"})
+    setup("webhooks")
+    from bench.webhooks_bench import run
+
+    result = run(small=SMALL, database_url=os.environ["DATABASE_URL"], redis_url=redis_url)
+    return {"figure": "webhook deliveries to a local receiver",
+            "value": f"{result['per_second']:.0f} deliveries/s; commit → first byte p50 {result['p50']:.0f} ms, "
+                     f"p99 {result['p99']:.0f} ms",
+            "goal": "none set (issue 24 asks for the figure)",
+            "baseline": f"{result['baseline']:.0f} plain POSTs/s to the same receiver (8 threads, one process)",
+            "details": f"one worker (Procfile, 8 threads), one endpoint; {result['burst']} events committed at once "
+                       f"(a tag taken off their tickets) for the rate; {result['sequential']} lone ticket creations, "
+                       "each after the last one arrived, for the latency"}
+
+
 from bench.fleet import files, pgbouncer, scrape, sockets  # noqa: E402, F401  (issue 26's figures)

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "notifications",
     "docs_area",
     "events",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -175,6 +176,36 @@ CHANNEL_LAYERS = channel_layers(REDIS_URL)
 
 # How long the project event log keeps events (python manage.py pruneevents removes older ones).
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
+
+
+# ---- Webhooks (README "Webhooks") ---------------------------------------------------------------
+# Deliveries run on Celery workers (the Procfile's worker: line) when a broker is configured, which
+# REDIS_URL is by default; without one, on threads of the web process (webhooks/local.py).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds no more tasks than it runs: a killed one loses few
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The sweep (webhooks.tasks.sweep) hands out due retries and lost deliveries; it is safe to run in every
+# worker at once, so each worker's embedded beat (--beat) keeps its schedule in memory, not in a file.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
+WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
+CELERY_BEAT_SCHEDULE = {"webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS}}
+# Seconds before each retry of a failed delivery; after the last one it is `failed`.
+WEBHOOK_RETRY_SCHEDULE = [int(delay) for delay in env_list("WEBHOOK_RETRY_SCHEDULE",
+                                                           ["5", "300", "1800", "7200", "18000", "36000", "36000"])]
+# Hosts or addresses a webhook may reach although they are loopback, private or otherwise not public.
+WEBHOOK_ALLOWED_PRIVATE_HOSTS = env_list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", [])
+WEBHOOK_TIMEOUT_SECONDS = env_number("WEBHOOK_TIMEOUT_SECONDS", 10.0, float)  # the whole exchange
+# A delivery handed to a worker, or claimed by one, that has not finished after this long is presumed
+# lost (the worker died) and handed out again; it must exceed WEBHOOK_TIMEOUT_SECONDS.
+WEBHOOK_LOST_AFTER_SECONDS = env_number("WEBHOOK_LOST_AFTER_SECONDS", 60.0, float)
+# At most this many attempts in flight per endpoint: a hung endpoint holds no more workers than that.
+WEBHOOK_ENDPOINT_CONCURRENCY = env_number("WEBHOOK_ENDPOINT_CONCURRENCY", 4)
+WEBHOOK_THREADS = env_number("WEBHOOK_THREADS", 8)  # deliveries in the web process, without a broker
+WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float)
+if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
+    raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 
 
 def cache_config(redis_url: str) -> dict:
@@ -301,7 +332,8 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
     # Two fields named `type` (ticket, notification): each enumeration named for what it types.
     "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
-                            "NotificationTypeEnum": "notifications.models.NotificationType"},
+                            "NotificationTypeEnum": "notifications.models.NotificationType",
+                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus"},
 }
 
 # GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of
@@ -329,6 +361,8 @@ LOGGING = {
     "formatters": LOG_FORMATTERS,
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    # Not a line per webhook delivery received and done by a worker: its failures still log.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}, "celery.worker.strategy": {"level": "WARNING"}},
 }
 if LOG_FORMAT == "json":
     logging.captureWarnings(True)  # Python's warnings too, as log lines rather than bare text on stderr

@@ -39,6 +39,7 @@ AREAS = [
     (r"/reactions/|/comments$", "comments"),
     (r"/tags\b", "tags"),
     (r"/events\b", "events"),
+    (r"/webhooks\b", "webhooks"),
     (r"/tickets|/archived-tickets", "tickets"),
     (r"", "projects"),
 ]

@@ -12,6 +12,7 @@ from core.errors import RuleViolation
 from core.events import Action, Event
 from core.queries import PreparedLookup
 from core.rows import UNCHANGED
+from events.publish import Numbers
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
@@ -21,7 +22,7 @@ from . import positions
 from .locking import locked_ticket, writable_ticket
 
 
-def take_number_and_seq(*, project: Project) -> tuple[int, int]:
+def take_number_and_seq(*, project: Project) -> tuple[int, Numbers]:
     """Hand out the project's next ticket number and the seq of the frame that announces the ticket.
 
     The one UPDATE locks the project row until the surrounding transaction ends, so concurrent
@@ -31,7 +32,7 @@ def take_number_and_seq(*, project: Project) -> tuple[int, int]:
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
     counters = Project.objects.advance_counters(project.pk, last_ticket_number=1, board_seq=1)
-    return counters["last_ticket_number"], counters["board_seq"]
+    return counters["last_ticket_number"], Numbers.of(counters)
 
 
 def end_of_locked_column(*, project_id: int, status: Status) -> int:
@@ -81,7 +82,7 @@ def create_ticket(
     checklist: list[str] = (), tags: list[Tag] = (),
 ) -> Ticket:
     status = status or first_status(project)  # read before the project row is locked: it queues creations
-    number, seq = take_number_and_seq(project=project)
+    number, numbers = take_number_and_seq(project=project)
     ticket = Ticket(
         project=project, number=number, title=title, description=description, type=type, priority=priority,
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
@@ -103,7 +104,8 @@ def create_ticket(
     if checklist:
         changes["checklist"] = {"old": [], "new": list(checklist)}
     history.record(ticket=ticket, actor=actor, action=Action.CREATED, changes=changes)
-    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor, seq=seq)
+    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor,
+                               numbers=numbers)
     return ticket
 
 
