@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "corsheaders",
+    "core",
     "accounts",
     "attachments",
     "projects",
