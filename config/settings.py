@@ -64,6 +64,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before the rate limiter: a preflight is answered here uncounted, and a 429 still carries CORS headers.
+    "corsheaders.middleware.CorsMiddleware",
     "core.csp.ContentSecurityPolicyMiddleware",
     "accounts.ratelimit.ApiRateLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -179,6 +181,16 @@ def cache_config(redis_url: str) -> dict:
 
 
 CACHES = cache_config(REDIS_URL)
+
+# CORS (django-cors-headers): browser apps served from these origins may call the API with a bearer token; a
+# cookie never counts cross-origin (accounts.authentication), so no credentials are allowed.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "POST"]
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match"]
+CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed",
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 # Requests per minute (accounts/ratelimit.py): per credential (a token, a session), per user whatever
 # credential they use, and per client address without a valid one.
