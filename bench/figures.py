@@ -397,3 +397,6 @@ def fanout() -> dict:
                        f" {moves} moves after an untimed one on each worker; gunicorn + {processes} uvicorn workers on"
                        f" one port (the Procfile's server), {database}; memory summed over the workers; the viewers"
                        " read in one client process"}
+
+
+from bench.idempotency_bench import idempotency  # noqa: E402, F401  (issue 23's figure)

@@ -56,15 +56,15 @@ class TestReadiness:
 
     @pytest.mark.parametrize("database_url", [
         "sqlite:////nonexistent-folder/tracker.sqlite3",
-        f"postgres://postgres@127.0.0.1:{free_port()}/tracker",
+        "postgres://postgres@127.0.0.1:{closed_port}/tracker",
     ])
     def test_the_database_unreachable_is_a_503_naming_it_while_the_process_still_serves(self, database_url):
         probe = ("from django.test import Client; import json; client = Client(); ready = client.get('/readyz'); "
                  "print(json.dumps([ready.status_code, ready.json(), client.get('/healthz').status_code]))")
         result = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
-            env={"PATH": os.environ["PATH"], "DATABASE_URL": database_url, "DATABASE_POOL_TIMEOUT": "1",
-                 "DATABASE_POOL_MIN_SIZE": "0"})
+            env={"PATH": os.environ["PATH"], "DATABASE_URL": database_url.format(closed_port=free_port()),
+                 "DATABASE_POOL_TIMEOUT": "1", "DATABASE_POOL_MIN_SIZE": "0"})
 
         assert json.loads(result.stdout.strip().splitlines()[-1]) == [
             503, {"status": "unavailable", "checks": {"database": "failed"}}, 200], result.stderr
