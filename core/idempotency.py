@@ -25,7 +25,8 @@ REPLAYED = "Idempotent-Replayed"
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
 KEPT_FOR = timedelta(hours=24)
 # A claim whose request never answered (its process died while serving it) is given up after this long, far
-# beyond any request the servers let run: the key is usable again rather than answering 409 for a day.
+# beyond what a handler takes (an upload's body is read before its key is claimed): the key runs its request
+# again rather than answer 409 for a day.
 ABANDONED_AFTER = timedelta(minutes=5)
 # The headers that describe a kept body, replayed with it; the others (rate limits, request ids) are the
 # retry's own.
@@ -98,7 +99,8 @@ def prune(*, batch: int = 1000) -> int:
     cutoff = timezone.now() - KEPT_FOR
     removed = 0
     while True:
-        ids = list(IdempotencyKey.objects.filter(created_at__lt=cutoff).order_by("pk").values_list("pk", flat=True)[:batch])
+        old = IdempotencyKey.objects.filter(created_at__lt=cutoff)
+        ids = list(old.order_by("pk").values_list("pk", flat=True)[:batch])
         if not ids:
             return removed
         removed += IdempotencyKey.objects.filter(pk__in=ids, created_at__lt=cutoff).delete()[0]
@@ -147,7 +149,7 @@ ASYNC_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) AS commit
 def _insert_or_take_over(*, user_id: int, key: str, fingerprint: str, now: datetime) -> int | None:
     """Claim the key: a new row, or the row of the same key when it has expired or was abandoned; None when a
     live row holds it. (The ORM's upsert can make neither its update conditional nor its commit asynchronous.)"""
-    table, column, prepared = _table()
+    table, column = _table_and_columns()
     values = f"SELECT %s, %s, %s, %s FROM {ASYNC_COMMIT}" if connection.vendor == "postgresql" else (
         "VALUES (%s, %s, %s, %s)")
     sql = (
@@ -161,29 +163,27 @@ def _insert_or_take_over(*, user_id: int, key: str, fingerprint: str, now: datet
         f"RETURNING {column['id']}"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [user_id, key, fingerprint, *prepared("created_at", now, now - KEPT_FOR,
-                                                                     now - ABANDONED_AFTER)])
+        cursor.execute(sql, [user_id, key, fingerprint, _stored("created_at", now),
+                             _stored("created_at", now - KEPT_FOR), _stored("created_at", now - ABANDONED_AFTER)])
         row = cursor.fetchone()
     return row[0] if row else None
 
 
 def _keep_answer(claimed: int, *, status: int, body: bytes, headers: dict[str, str]) -> None:
-    table, column, prepared = _table()
+    table, column = _table_and_columns()
     async_commit = f" FROM {ASYNC_COMMIT}" if connection.vendor == "postgresql" else ""
     sql = (f"UPDATE {table} SET {column['status']} = %s, {column['body']} = %s, {column['headers']} = %s"
            f"{async_commit} WHERE {table}.{column['id']} = %s")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [status, *prepared("body", body), *prepared("headers", headers), claimed])
+        cursor.execute(sql, [status, _stored("body", body), _stored("headers", headers), claimed])
 
 
-def _table():
-    """The quoted table name, its quoted columns by field name, and `prepared(field, *values)`: the values as
-    the field writes them on this database."""
+def _table_and_columns() -> tuple[str, dict[str, str]]:
+    """The quoted table name, and its quoted columns by field name."""
     meta, quote = IdempotencyKey._meta, connection.ops.quote_name
-    column = {field.name: quote(field.column) for field in meta.concrete_fields}
+    return quote(meta.db_table), {field.name: quote(field.column) for field in meta.concrete_fields}
 
-    def prepared(name: str, *values) -> list:
-        field = meta.get_field(name)
-        return [field.get_db_prep_save(value, connection) for value in values]
 
-    return quote(meta.db_table), column, prepared
+def _stored(field_name: str, value):
+    """`value` as the model's field writes it on this database (a timestamp, bytes, JSON)."""
+    return IdempotencyKey._meta.get_field(field_name).get_db_prep_save(value, connection)
