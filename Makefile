@@ -9,7 +9,7 @@ PORT ?= 8000
 ## make run: install, migrate, create a local admin and token on the first run, serve on http://$(HOST):$(PORT)
 run: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --no-input
-	$(BIN)/python manage.py bootstrap
+	$(BIN)/python manage.py bootstrap --host $(HOST) --port $(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG-1} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
 ## make test: install the development requirements, lint, and run the whole suite (on the embedded

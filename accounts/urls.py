@@ -5,6 +5,7 @@ from . import views
 from .forms import LoginForm
 
 urlpatterns = [
+    path("", views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/api-access/", views.api_access, name="api-access"),

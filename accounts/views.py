@@ -1,13 +1,21 @@
 from datetime import datetime, time, timezone
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from . import services
 from .forms import GenerateTokenForm
 from .models import ApiToken
+
+
+def home(request):
+    """`/`: the caller's projects, or the login page that leads there."""
+    projects = reverse("project-list-page")
+    return redirect(projects) if request.user.is_authenticated else redirect_to_login(projects)
 
 
 @never_cache  # the answer to a POST shows a new token's secret: no cache, proxy or back button keeps it

@@ -16,7 +16,6 @@ from pathlib import PurePath
 
 import puremagic
 from django.conf import settings
-from django.core.exceptions import TooManyFilesSent
 from django.core.files.uploadedfile import UploadedFile
 
 from core.errors import RuleViolation
@@ -242,11 +241,7 @@ def accepted_upload(file: UploadedFile) -> Upload:
 
 def accepted_uploads(request) -> list[Upload]:
     """The request's `files[]`, every one checked: the first refused fails them all."""
-    try:
-        files = request.FILES.getlist(FIELD)
-    except TooManyFilesSent:
-        raise RuleViolation(f"files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files per request",
-                            field="files") from None
+    files = request.FILES.getlist(FIELD)  # more than DATA_UPLOAD_MAX_NUMBER_FILES: a 422 (core.api.exceptions)
     if not files:
         raise RuleViolation("files is required", field="files")
     return [accepted_upload(file) for file in files]

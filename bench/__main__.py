@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["board", "growth", "detail", "creates", "search", "fanout", "pages", "etag", "moves", "webhooks",
-           "files", "pgbouncer", "scrape", "sockets"]
+FIGURES = ["board", "growth", "detail", "creates", "search", "fanout", "pages", "etag", "moves", "idempotency",
+           "webhooks", "files", "pgbouncer", "scrape", "sockets"]
 STORE = ROOT / "bench" / "results.json"
 
 

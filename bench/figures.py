@@ -507,3 +507,4 @@ def webhooks() -> dict:
 
 
 from bench.fleet import files, pgbouncer, scrape, sockets  # noqa: E402, F401  (issue 26's figures)
+from bench.idempotency_bench import idempotency  # noqa: E402, F401  (issue 23's figure)

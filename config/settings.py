@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "corsheaders",
+    "core",
     "accounts",
     "attachments",
     "projects",
@@ -68,6 +70,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.metrics.RequestMetricsMiddleware",  # outermost: it sees every answer, 429s included
     "django.middleware.security.SecurityMiddleware",
+    # Before the rate limiter: a preflight is answered here uncounted, and a 429 still carries CORS headers.
+    "corsheaders.middleware.CorsMiddleware",
     "core.csp.ContentSecurityPolicyMiddleware",
     "accounts.ratelimit.ApiRateLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -218,6 +222,16 @@ def cache_config(redis_url: str) -> dict:
 
 CACHES = cache_config(REDIS_URL)
 
+# CORS (django-cors-headers): browser apps served from these origins may call the API with a bearer token; a
+# cookie never counts cross-origin (accounts.authentication), so no credentials are allowed.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "POST"]
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match"]
+CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed",
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+
 # Requests per minute (accounts/ratelimit.py): per credential (a token, a session), per user whatever
 # credential they use, and per client address without a valid one.
 API_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_RATE_LIMIT_PER_MINUTE") or 1200)
@@ -285,6 +299,7 @@ WEBSOCKET_MAX_FRAME_BYTES = 4096
 # Production hardening: TLS ends at the proxy, which sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes reach the server itself, in plain HTTP
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = 0 if DEBUG else int(os.environ.get("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365))

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 import core.api.fields  # noqa: F401  (registers the <id:...> converter)
 from accounts.forms import AdminLoginForm
+from core import health
 from core.api import views as api_errors
 
 api_v1 = [
@@ -24,6 +25,8 @@ api_v1 = [
 admin.site.login_form = AdminLoginForm  # the admin's login is locked out like the site's
 
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("api/v1/", include(api_v1)),
     # Unknown API paths answer JSON 404 even with DEBUG on (Django's debug 404 page skips handler404),
     # whatever the method: a POST must not meet the CSRF check of session pages first (an HTML 403).

@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from core.api.fields import HexColorField
 
-from .models import Membership, Project, Status, Tag
+from .models import EstimationMode, Membership, Project, Status, Tag
 
 
 class CreateProjectInput(serializers.Serializer):
@@ -28,10 +28,12 @@ class MembershipProjectOutput(serializers.ModelSerializer):
     prefix = serializers.CharField(source="project.prefix")
     description = serializers.CharField(source="project.description")
     docs_enabled = serializers.BooleanField(source="project.docs_enabled")
+    estimation_mode = serializers.ChoiceField(source="project.estimation_mode",
+                                              choices=EstimationMode.choices)
 
     class Meta:
         model = Membership
-        fields = ["id", "name", "prefix", "description", "role", "docs_enabled"]
+        fields = ["id", "name", "prefix", "description", "role", "docs_enabled", "estimation_mode"]
 
 
 class StatusOutput(serializers.ModelSerializer):

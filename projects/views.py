@@ -132,7 +132,13 @@ class ProjectCollectionViewSet(ApiViewSet):
 
 
 class ProjectViewSet(ProjectScopedViewSet):
-    required_roles = {"statuses": Role.VIEWER, "members": Role.VIEWER}
+    required_roles = {"retrieve": Role.VIEWER, "statuses": Role.VIEWER, "members": Role.VIEWER}
+
+    @extend_schema(responses={200: envelope("ProjectDetail", project=MembershipProjectOutput()),
+                              **error_responses(401, 404)})
+    def retrieve(self, request, project_id):
+        """Get a project, as the list shows it."""
+        return Response({"project": MembershipProjectOutput(self.membership).data})
 
     @extend_schema(responses={200: envelope("StatusList", statuses=StatusOutput(many=True)),
                               **error_responses(401, 404)})

@@ -49,6 +49,12 @@ class TimeReportInput(serializers.Serializer):
         return {**attrs, "from": start, "to": end}
 
 
+class TimeReportCsvInput(TimeReportInput):
+    """The report at `.../time-report.csv`, whose path says the format."""
+
+    format = None
+
+
 # ---- output ---------------------------------------------------------------------------------
 
 class TimeEntryOutput(serializers.ModelSerializer):

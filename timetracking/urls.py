@@ -16,4 +16,6 @@ urlpatterns = [
     path("time-entries/running", MyTimersViewSet.as_view({"get": "running"}), name="timer-running"),
     path("time-entries/active", MyTimersViewSet.as_view({"get": "active"}), name="timer-active"),
     path("projects/<id:project_id>/time-report", TimeReportViewSet.as_view({"get": "report"}), name="time-report"),
+    path("projects/<id:project_id>/time-report.csv", TimeReportViewSet.as_view({"get": "report_csv"}),
+         name="time-report-csv"),
 ]

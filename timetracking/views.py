@@ -23,6 +23,7 @@ from .serializers import (
     ManualEntryInput,
     TicketRowOutput,
     TimeEntryListOutput,
+    TimeReportCsvInput,
     TimeReportInput,
     TimerOutput,
     UpdateEntryInput,
@@ -156,7 +157,7 @@ REPORT_ROWS = PolymorphicProxySerializer("TimeReportRow", serializers=[UserRowOu
 
 
 class TimeReportViewSet(ProjectScopedViewSet):
-    required_roles = {"report": Role.VIEWER}
+    required_roles = {"report": Role.VIEWER, "report_csv": Role.VIEWER}
 
     def perform_content_negotiation(self, request, force=False):
         # `format` is this route's own parameter (json or csv), not DRF's renderer override, which would
@@ -166,7 +167,8 @@ class TimeReportViewSet(ProjectScopedViewSet):
     @extend_schema(
         description="Minutes of stopped entries of live tickets whose day (UTC date of stopping, or of creation for "
                     "manual entries) lies in [from, to], grouped by user or ticket (most minutes first) or day "
-                    "(every day of the range). Any member.",
+                    "(every day of the range). Any member. `format=csv` answers the CSV of `.../time-report.csv`, "
+                    "the operation a generated client should use for it.",
         parameters=[TimeReportInput],
         responses={
             (200, "application/json"): envelope(
@@ -177,14 +179,29 @@ class TimeReportViewSet(ProjectScopedViewSet):
     def report(self, request, project_id):
         """Get the project's time report."""
         params = validated(TimeReportInput, request.query_params)
-        start, end, group_by = params["from"], params["to"], params["group_by"]
-        report = selectors.time_report(project=self.project, start=start, end=end, group_by=group_by,
-                                       user_id=params.get("user_id"))
         if params["format"] == "csv":
-            return _csv_download(report.rows, keys=selectors.ROW_KEYS[group_by],
-                                 filename=f"{self.project.prefix}-time-{start}-{end}.csv")
-        return Response({"success": True, "from": start.isoformat(), "to": end.isoformat(), "group_by": group_by,
-                         "rows": report.rows, "total_minutes": report.total_minutes})
+            return self._csv_report(params)
+        report = self._report(params)
+        return Response({"success": True, "from": params["from"].isoformat(), "to": params["to"].isoformat(),
+                         "group_by": params["group_by"], "rows": report.rows, "total_minutes": report.total_minutes})
+
+    @extend_schema(
+        description="The time report as a CSV download (the parameters of the JSON report but `format`): a header "
+                    "row of the row keys, then one line per row. Any member.",
+        parameters=[TimeReportCsvInput],
+        responses={(200, "text/csv"): OpenApiTypes.STR, **error_responses(401, 404, 422)})
+    def report_csv(self, request, project_id):
+        """Get the project's time report as CSV."""
+        return self._csv_report(validated(TimeReportCsvInput, request.query_params))
+
+    def _report(self, params: dict) -> selectors.Report:
+        return selectors.time_report(project=self.project, start=params["from"], end=params["to"],
+                                     group_by=params["group_by"], user_id=params.get("user_id"))
+
+    def _csv_report(self, params: dict) -> HttpResponse:
+        start, end, group_by = params["from"], params["to"], params["group_by"]
+        return _csv_download(self._report(params).rows, keys=selectors.ROW_KEYS[group_by],
+                             filename=f"{self.project.prefix}-time-{start}-{end}.csv")
 
 
 # A cell a spreadsheet would read as a formula (CSV injection): kept as text behind a quote.

@@ -3,16 +3,35 @@
 from rest_framework import exceptions
 from rest_framework.viewsets import ViewSet
 
+from core import idempotency
+
 
 class ApiViewSet(ViewSet):
+    # The id of this request's claim on its Idempotency-Key, whose answer is kept for retries.
+    idempotency_claim: int | None = None
+
     def initial(self, request, *args, **kwargs):
         # DRF's initial(), with the throttle (accounts/ratelimit.py) right after authentication, before the
-        # permission checks that load what the view needs: a client over its limit costs no read.
+        # permission checks that load what the view needs: a client over its limit costs no read. A POST's
+        # Idempotency-Key is claimed (or its kept answer replayed) as soon as the caller is known, before
+        # anything is loaded for the handler.
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         self.perform_authentication(request)
         self.check_throttles(request)
+        self.idempotency_claim = idempotency.claim(request)
         self.check_permissions(request)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, idempotency.Replay):
+            return exc.response
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if self.idempotency_claim is not None:
+            idempotency.keep(self.idempotency_claim, response)
+        return response
 
     def throttled(self, request, wait):
         # Retry-After and the X-RateLimit-* headers come from the quota (accounts.ratelimit).

@@ -2,6 +2,7 @@
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -63,6 +64,11 @@ def api_exception_handler(exc, context):
         set_rollback()
         return Response({"error": "the service is busy, try again shortly"},
                         status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
+    if isinstance(exc, TooManyFilesSent):
+        # Raised where the files of a multipart body are first read: by an upload view, or by the fingerprint of
+        # its Idempotency-Key before the view runs (core.idempotency); the same answer either way.
+        return Response(error_body(f"files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files per request",
+                                   "files"), status=422)
     if isinstance(exc, SuspiciousOperation):
         # Django's own refusals of a request it will not read (too big, too many fields): the client's fault.
         status_code, message = refusal(exc)

@@ -14,14 +14,17 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_MEANINGS = {
-    400: "A request that cannot be read: malformed JSON, a body that is not a JSON object, too many parameters",
+    400: "A request that cannot be read: malformed JSON, a body that is not a JSON object, too many parameters, "
+         "a malformed `Idempotency-Key`",
     401: "Missing, invalid, expired or revoked API token",
     403: "Your role in the project is too low for this action",
     404: "Not found, or not reachable with this token",
+    409: "A request with the same `Idempotency-Key` is still being served: retry after `Retry-After` seconds",
     413: "The request body is larger than any legal request",
     412: "The resource changed since the ETag sent in `If-Match`: nothing was changed",
     415: "The body is not of a media type this operation accepts",
-    422: "Validation failed; `error` names the offending field",
+    422: "Validation failed; `error` names the offending field (or the `Idempotency-Key` was used with another "
+         "request)",
     429: "Too many requests: wait as long as `Retry-After` says",
 }
 TIMESTAMP = {
@@ -107,20 +110,49 @@ DOWNLOAD_HEADERS = {
 }
 
 
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[\x20-\x7e]+$"},
+    "description": "Any 1 to 255 printable ASCII characters, unique per request you mean (a UUID): a retry with "
+                   "the same key, path and body within 24 hours gets the first answer again (with "
+                   "`Idempotent-Replayed: true`) and does nothing else",
+}
+REPLAYED = {"schema": {"type": "string", "enum": ["true"]},
+            "description": "`true` on the answer kept for an earlier request with the same `Idempotency-Key`"}
+RETRY_AFTER = {"schema": {"type": "string"}, "description": "Seconds to wait before retrying"}
+
+
 def add_common_errors(result, generator, request, public):
-    """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415."""
+    """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415;
+    on every POST, the Idempotency-Key header with its 409 and 422 and the header of a replayed answer."""
     error = {"description": "", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}}
     for item in result["paths"].values():
-        for operation in item.values():
+        for method, operation in item.items():
             responses = operation["responses"]
             codes = [400, 401, 429]
             if "requestBody" in operation:
                 codes += [413, 415]
+            if method == "post":
+                codes += [409, 422]
             for code in codes:
                 responses.setdefault(str(code), {**error, "description": ERROR_MEANINGS[code]})
             if "application/octet-stream" in responses.get("200", {}).get("content", {}):
                 responses["200"]["headers"] = {
                     name: {"schema": {"type": "string"}, "description": meaning}
                     for name, meaning in DOWNLOAD_HEADERS.items()}
+            if method == "post":
+                declare_idempotency(operation)
             operation["responses"] = dict(sorted(responses.items()))
     return result
+
+
+# Answered before a key is claimed (no caller, over the rate limit, the key busy), so never a kept answer.
+NEVER_REPLAYED = {"401", "409", "429"}
+
+
+def declare_idempotency(operation: dict) -> None:
+    operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY)
+    for code, response in operation["responses"].items():
+        if code not in NEVER_REPLAYED:
+            response["headers"] = {**response.get("headers", {}), "Idempotent-Replayed": REPLAYED}
+    operation["responses"]["409"]["headers"] = {"Retry-After": RETRY_AFTER}

@@ -1,4 +1,6 @@
+import subprocess
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -103,5 +105,29 @@ class TestBootstrap:
         plain = text.split("API token:")[1].split()[0]
         assert anonymous.get("/api/v1/projects", HTTP_AUTHORIZATION=f"Bearer {plain}").status_code == 200
 
-        assert run("bootstrap") == "Accounts exist already: nothing to bootstrap."
+        assert run("bootstrap") == "Accounts exist already: nothing to bootstrap. Serving http://127.0.0.1:8000/"
         assert ApiToken.objects.count() == 1
+
+    @pytest.mark.parametrize(("host", "port", "url"), [
+        ("127.0.0.1", "8000", "http://127.0.0.1:8000"),
+        ("0.0.0.0", "9001", "http://127.0.0.1:9001"),  # every address: this machine's loopback is one
+        ("::", "9002", "http://[::1]:9002"),
+        ("192.168.1.20", "80", "http://192.168.1.20:80"),
+    ])
+    def test_the_banner_shows_where_the_server_listens(self, db, host, port, url):
+        out = StringIO()
+        call_command("bootstrap", "--host", host, "--port", port, stdout=out)
+        lines = out.getvalue().splitlines()
+
+        assert f"({url}/accounts/login/)" in lines[3]
+        assert lines[5] == f"  Serving {url}/ (the API under {url}/api/v1/)"
+        assert run("bootstrap", "--host", host, "--port", port) == (
+            f"Accounts exist already: nothing to bootstrap. Serving {url}/")
+
+    def test_make_run_gives_the_banner_the_host_and_port_it_serves_on(self):
+        root = Path(__file__).resolve().parents[2]
+        dry_run = subprocess.run(["make", "--dry-run", "--always-make", "run", "HOST=127.0.0.2", "PORT=9123"],
+                                 cwd=root, capture_output=True, text=True, check=True).stdout
+
+        assert ".venv/bin/python manage.py bootstrap --host 127.0.0.2 --port 9123" in dry_run.splitlines()
+        assert "daphne -b 127.0.0.2 -p 9123 config.asgi:application" in dry_run

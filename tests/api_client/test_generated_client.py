@@ -114,6 +114,9 @@ def test_a_generated_client_runs_the_whole_scenario(generated, manager, editor, 
     assert (timer.is_running, timer.ticket_ref) == (1, "MOB-1")
     stopped = module("api.time_tracking.time_tracking_stop").sync(timer.id, client=client).entry
     assert (stopped.is_running, stopped.minutes, isinstance(stopped.stopped_at, str)) == (0, 1, True)
+    report = module("api.time_tracking.time_tracking_report_csv").sync(
+        project_id, client=client, group_by=models.TimeTrackingReportCsvGroupBy.TICKET)
+    assert report == f"ticket_id,ticket_ref,title,minutes\r\n{ticket.id},MOB-1,Crash on start,1\r\n"
 
     ticket_services.add_comment(ticket=ticket, author=editor, message="On it")
     notifications = module("api.notifications.notifications_list").sync(client=client).notifications
@@ -122,3 +125,8 @@ def test_a_generated_client_runs_the_whole_scenario(generated, manager, editor, 
     article = module("api.docs.docs_article_create").sync(project_id, client=client, body=models.CreateArticleInputRequest(
         title="Release checklist", content="# Steps")).article
     assert (article.slug, article.folder_id) == ("release-checklist", None)
+
+    retried = [module("api.tickets.tickets_create").sync(
+        project_id, client=client, body=models.CreateTicketInputRequest(title="Sent twice"),
+        idempotency_key="a1b2c3-retry").ticket_ref for _ in range(2)]
+    assert (retried, Ticket.objects.filter(title="Sent twice").count()) == (["MOB-2", "MOB-2"], 1)

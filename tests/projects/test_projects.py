@@ -23,11 +23,11 @@ class TestList:
         assert response.status_code == 200
         assert response.json() == {"projects": [
             {"id": project.id, "name": "Apollo", "prefix": "APL", "description": "", "role": "manager",
-             "docs_enabled": True},
+             "docs_enabled": True, "estimation_mode": "story_points"},
             {"id": beta.id, "name": "Beta", "prefix": "B", "description": "", "role": "developer",
-             "docs_enabled": False},
+             "docs_enabled": False, "estimation_mode": "story_points"},
             {"id": zeta.id, "name": "zeta", "prefix": "Z", "description": "last", "role": "viewer",
-             "docs_enabled": True},
+             "docs_enabled": True, "estimation_mode": "story_points"},
         ]}
 
     def test_empty_for_a_user_without_projects(self, client_for, outsider):
@@ -47,6 +47,33 @@ class TestList:
 
     def test_needs_a_token(self, anonymous, db):
         assert anonymous.get(URL).status_code == 401
+
+
+class TestDetail:
+    @pytest.mark.parametrize("role", ROLES)
+    def test_any_member_gets_it_as_the_list_shows_it(self, client_for, member_with, project, role):
+        Project.objects.filter(pk=project.pk).update(description="Moon", docs_enabled=False, estimation_mode="hours")
+        api = client_for(member_with(role))
+        response = api.get(f"{URL}/{project.id}")
+
+        assert (response.status_code, response.json()) == (200, {"project": {
+            "id": project.id, "name": "Apollo", "prefix": "APL", "description": "Moon", "role": role.value,
+            "docs_enabled": False, "estimation_mode": "hours"}})
+        assert response.json()["project"] in api.get(URL).json()["projects"]
+
+    def test_a_non_member_or_a_missing_project_is_not_found(self, client_for, outsider, project):
+        for url in [f"{URL}/{project.id}", f"{URL}/{project.id + 1000}"]:
+            response = client_for(outsider).get(url)
+            assert (response.status_code, response.json()) == (404, {"error": "project not found"})
+
+    def test_needs_a_token(self, anonymous, project):
+        assert anonymous.get(f"{URL}/{project.id}").status_code == 401
+
+    def test_reads_the_token_and_the_membership_only(self, client_for, manager, project,
+                                                     django_assert_max_num_queries):
+        api = client_for(manager)
+        with django_assert_max_num_queries(3):  # token, its last use, the membership with its project
+            assert api.get(f"{URL}/{project.id}").status_code == 200
 
 
 class TestCreate:

@@ -135,6 +135,10 @@ def test_the_schema_documents_every_route_with_its_errors(client, db):
     report = paths["/api/v1/projects/{project_id}/time-report"]["get"]
     assert set(report["responses"]["200"]["content"]) == {"application/json", "text/csv"}
     assert {"from", "to", "group_by", "user_id", "format"} <= {parameter["name"] for parameter in report["parameters"]}
+    csv_report = paths["/api/v1/projects/{project_id}/time-report.csv"]["get"]
+    assert set(csv_report["responses"]["200"]["content"]) == {"text/csv"}  # one media type: generated clients cope
+    assert {parameter["name"] for parameter in csv_report["parameters"]} == {
+        "project_id", "from", "to", "group_by", "user_id"}
     for path in ["/api/v1/tickets/{ticket_id}/time-entries", "/api/v1/time-entries/{entry_id}/stop",
                  "/api/v1/time-entries/{entry_id}/pause", "/api/v1/time-entries/{entry_id}/resume",
                  "/api/v1/time-entries/{entry_id}/delete", "/api/v1/time-entries/running",

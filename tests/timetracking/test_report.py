@@ -17,9 +17,9 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
     return datetime(2025, 3, day, hour, minute, tzinfo=UTC)
 
 
-def report_url(project, **params) -> str:
+def report_url(project, suffix: str = "", **params) -> str:
     query = "&".join(f"{key}={value}" for key, value in params.items())
-    return f"/api/v1/projects/{project.id}/time-report?{query}"
+    return f"/api/v1/projects/{project.id}/time-report{suffix}?{query}"
 
 
 @pytest.fixture
@@ -167,11 +167,22 @@ class TestCsv:
         assert list(csv.reader(io.StringIO(response.content.decode())))[1][2] == (
             '\'=HYPERLINK("http://evil.example","x")')
 
-    def test_errors_stay_json(self, client_for, outsider, project, manager):
-        bad = client_for(manager).get(report_url(project, format="csv", group_by="week"))
+    @pytest.mark.parametrize("group_by", ["user", "ticket", "day"])
+    def test_its_own_operation_answers_the_same_download(self, client_for, project, ada, tracked, group_by):
+        api = client_for(ada)
+        by_format = api.get(report_url(project, group_by=group_by, format="csv", **RANGE))
+        by_path = api.get(report_url(project, ".csv", group_by=group_by, **RANGE))
+
+        assert (by_path.status_code, by_path.content) == (200, by_format.content)
+        assert by_path["Content-Type"] == by_format["Content-Type"] == "text/csv; charset=utf-8"
+        assert by_path["Content-Disposition"] == by_format["Content-Disposition"]
+
+    @pytest.mark.parametrize(("suffix", "params"), [("", {"format": "csv"}), (".csv", {})])
+    def test_errors_stay_json(self, client_for, outsider, project, manager, suffix, params):
+        bad = client_for(manager).get(report_url(project, suffix, group_by="week", **params))
         assert (bad.status_code, bad["Content-Type"], bad.json()) == (422, "application/json", {
             "error": 'group_by: "week" is not a valid choice.', "field": "group_by"})
-        hidden = client_for(outsider).get(report_url(project, format="csv"))
+        hidden = client_for(outsider).get(report_url(project, suffix, **params))
         assert (hidden.status_code, hidden.json()) == (404, {"error": "project not found"})
 
 
