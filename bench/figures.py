@@ -504,7 +504,3 @@ def webhooks() -> dict:
             "details": f"one worker (Procfile, 8 threads), one endpoint; {result['burst']} events committed at once "
                        f"(a tag taken off their tickets) for the rate; {result['sequential']} lone ticket creations, "
                        "each after the last one arrived, for the latency"}
-
-
-from bench.fleet import files, pgbouncer, scrape, sockets  # noqa: E402, F401  (issue 26's figures)
-from bench.idempotency_bench import idempotency  # noqa: E402, F401  (issue 23's figure)

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import keys, selectors, services, signing
+from . import health, keys, selectors, signing
 from .delivery import Exchange, Failure, post, unsent
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
 
@@ -58,7 +58,7 @@ def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
     if delivery is None or delivery.status not in OPEN_STATUSES or delivery.next_attempt_at > now:
         return None  # deleted, done, or a retry not yet due (the sweep hands it out then)
     if not delivery.webhook.active:
-        services.fail_open_deliveries(webhook=delivery.webhook, error="the webhook is not active")
+        health.fail_open_deliveries(webhook=delivery.webhook, error="the webhook is not active")
         return None
     claim = uuid.uuid4()
     taken = _claim_within_capacity(delivery, claim, now)
@@ -144,7 +144,7 @@ def record(delivery: Delivery, exchange: Exchange, *, claim: uuid.UUID) -> Outco
     Delivery.objects.filter(pk=delivery.pk, claim=claim).update(
         attempts=F("attempts") + 1, response_status=exchange.status, response_body=exchange.body,
         error=_error_of(exchange, outcome), duration_ms=exchange.duration_ms, claimed_at=None, claim=None, **after)
-    services.note_endpoint_health(webhook=delivery.webhook, delivered=outcome is Outcome.DELIVERED, now=now)
+    health.note_endpoint_health(webhook=delivery.webhook, delivered=outcome is Outcome.DELIVERED, now=now)
     return outcome
 
 
@@ -163,7 +163,7 @@ def sweep(*, queue_is_empty: bool, now: datetime | None = None) -> list[int]:
     queue a late claim is no sign of loss: handing those out again would only lengthen it. Answers the ids
     taken, marked handed out."""
     now = now or timezone.now()
-    services.disable_failing_webhooks(now=now)
+    health.disable_failing_webhooks(now=now)
     lost_before = _lost_before(now)
     unclaimed = Q(dispatched_at__isnull=True) | Q(claimed_at__lt=lost_before)
     if queue_is_empty:
