@@ -39,7 +39,8 @@ window.trackerApi = (() => {
     return data;
   }
 
-  // What a person reads when a request is refused: why, in words, then the service's own message.
+  // What a person reads when a request is refused: the service's own message (it names the reason and the
+  // field), else the meaning of its status.
   const REASONS = {
     0: "You seem to be offline",
     401: "You are logged out: reload the page to log in again",
@@ -53,11 +54,9 @@ window.trackerApi = (() => {
 
   function explain(error) {
     if (!(error instanceof ApiError)) return String(error);
-    const reason = REASONS[error.status];
-    const detail = error.body.error;
-    if (error.status === 401 || error.status === 0) return reason;
-    if (reason && detail) return `${reason} (${detail})`;
-    return detail ?? reason ?? `The service answered ${error.status}`;
+    const detail = error.status === 401 || error.status === 0 ? null : error.body.error;
+    const text = detail ?? REASONS[error.status] ?? `The service answered ${error.status}`;
+    return text.charAt(0).toUpperCase() + text.slice(1);
   }
 
   return {

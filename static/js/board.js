@@ -39,19 +39,34 @@ function can(action) {
 
 // ---- drawing -------------------------------------------------------------------------------------
 
+// Cards whose ticket did not change are kept, not redrawn: a reload (one follows every page load and
+// reconnect) leaves focus, and what the person is pointing at, where they were.
 function drawBoard(newPayload) {
   payload = newPayload;
+  const drawn = new Map([...board.querySelectorAll("[data-ticket-id]")].map((card) => {
+    const id = Number(card.dataset.ticketId);
+    return [id, { ticket: tickets.get(id), card }];
+  }));
+  const cardFor = (ticket) => {
+    const before = drawn.get(ticket.id);
+    if (before && JSON.stringify(before.ticket) === JSON.stringify(ticket)) {
+      tickets.set(ticket.id, ticket);
+      return before.card;
+    }
+    return drawCard(ticket);
+  };
   tickets.clear();
+  const drawnRank = board.dataset.canSort;
   board.dataset.canEdit = can("edit");
   board.dataset.canSort = can("sort");
   document.querySelector("[data-role]").textContent = payload.project.role;
+  if (drawnRank !== board.dataset.canSort) drawn.clear(); // the cards' controls depend on the role
   for (const column of columns.values()) {
-    column.querySelector(".cards").replaceChildren();
     column.querySelector("[data-add-ticket]").hidden = !can("edit");
   }
   for (const { status, tickets: listed } of payload.columns) {
     const cards = cardsOf(status);
-    if (cards) cards.append(...listed.map(drawCard));
+    if (cards) cards.replaceChildren(...listed.map(cardFor));
     else listed.forEach((ticket) => tickets.set(ticket.id, ticket)); // a hidden column's: the panel opens them
   }
   changed();
@@ -259,6 +274,7 @@ async function reloadBoard(...pending) {
   queued = null;
   lastSeq = null;
   frames.forEach(receive);
+  board.dataset.synced = ""; // the board shown is the server's as of now (tests wait for it)
 }
 
 async function fetchBoard() {

@@ -145,7 +145,7 @@
     const control = input(name);
     field(name).textContent = text;
     if (document.activeElement === control) return;
-    if (options) control.replaceChildren(...options);
+    if (options) replaceOptions(control, options);
     control.value = value;
   }
 
@@ -175,8 +175,14 @@
 
   function fillAddForm(addForm, options, emptyText) {
     const select = addForm.querySelector("select");
-    select.replaceChildren(...(options.length ? options : [new Option(emptyText, "")]));
+    replaceOptions(select, options.length ? options : [new Option(emptyText, "")]);
     select.disabled = addForm.querySelector("button").disabled = !options.length;
+  }
+
+  // Only when they differ: a refresh leaves a list being chosen from as it is.
+  function replaceOptions(select, options) {
+    const key = (list) => list.map((option) => `${option.value}\n${option.text}`).join("\n");
+    if (key([...select.options]) !== key(options)) select.replaceChildren(...options);
   }
 
   function chip(text, { label, data, color }) {
@@ -412,11 +418,16 @@
   panel.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && event.target.name === "comment") {
       event.target.form.requestSubmit();
-    } else if (event.key === "Escape") {
-      const editing = event.target.closest("[data-panel-form=title], [data-panel-form=description]");
-      if (editing) ACTIONS[`cancel-${editing.dataset.panelForm}`]();
-      else closePanel();
     }
+  });
+
+  // Escape leaves an editor of the panel, else closes the panel, wherever the focus is (but in a menu or a
+  // dialog of its own, which Escape closes first).
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !current || event.target.closest("[data-menu], dialog")) return;
+    const editing = event.target.closest("[data-panel-form=title], [data-panel-form=description]");
+    if (editing) ACTIONS[`cancel-${editing.dataset.panelForm}`]();
+    else closePanel();
   });
 
   // ---- files dropped on the panel ----------------------------------------------------------------------
