@@ -30,6 +30,7 @@
     } catch (error) {
       putBack(card, origin);
       window.trackerBoard.notify(`${ticket.prefix_ref} was not moved. ${api.explain(error)}.`);
+      if (error.status === 403) window.trackerBoard.reload(); // the role changed: the board shows the new one
     }
   }
 

@@ -2,6 +2,7 @@
 within one, and stays there after a reload; a move the API refuses puts the card back and says why."""
 
 import pytest
+from selenium.webdriver.common.by import By
 
 from .conftest import (
     drag,
@@ -95,4 +96,7 @@ def test_a_move_the_api_refuses_puts_the_card_back_and_says_why(site, project, o
     original = {"backlog": [a, b, c], "todo": [], **EMPTY}
     assert shown_order(browser) == original
     assert site.order(project) == original
+    # The page then reads the board again, with the role it now has: no more dragging.
+    wait.until(lambda _: browser.find_element(By.CSS_SELECTOR, "[data-role]").text == "viewer")
+    assert browser.find_elements(By.CSS_SELECTOR, "[data-action=move]") == []
     shoot(browser, "drag-3-refused")
