@@ -41,7 +41,7 @@ class Ticket(models.Model):
     deadline = models.DateField(null=True, blank=True)
     story_points = models.PositiveSmallIntegerField(null=True, blank=True)
     estimated_hours = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
-    sort_order = models.IntegerField(default=0)
+    sort_order = models.BigIntegerField(default=0)  # tickets/services/positions.py
     tags = models.ManyToManyField(Tag, blank=True, related_name="tickets")
     assignees = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="assigned_tickets")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_tickets")
@@ -63,16 +63,19 @@ class Ticket(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "status", "sort_order", "id"], name="ticket_board_idx"),
+            # The list in order, a page after a cursor: one range of entries whatever the page's place.
+            models.Index(fields=["project", "sort_order", "id"],
+                         condition=Q(archived_at__isnull=True, deleted_at__isnull=True), name="ticket_list_idx"),
             models.Index(fields=["project", "-archived_at"], name="ticket_archived_idx"),
             models.Index(fields=["project", "-updated_at"], name="ticket_updated_idx"),
             models.Index(fields=["project", "done_at"], name="ticket_done_idx"),
-            # A column's end (the position a created or moved ticket takes), read under the project's row
-            # lock: a backward scan of one entry whatever the column's size. Keyed by the status, which
-            # belongs to one project, so that the planner finds it even without statistics of a new
-            # project's statuses (the board index, led by the project, then lost to a filtered scan of the
-            # whole project).
-            models.Index(fields=["status", "sort_order"], condition=Q(archived_at__isnull=True, deleted_at__isnull=True),
-                         name="ticket_column_end_idx"),
+            # A column in order: its end (where a created or moved ticket goes) and a ticket's neighbours (where
+            # a relative move lands), read under the project's row lock: one entry whatever the column's size.
+            # Keyed by the status, which belongs to one project, so that the planner finds it even without
+            # statistics of a new project's statuses (the board index, led by the project, then lost to a
+            # filtered scan of the whole project).
+            models.Index(fields=["status", "sort_order", "id"],
+                         condition=Q(archived_at__isnull=True, deleted_at__isnull=True), name="ticket_column_idx"),
         ]
 
     def __str__(self) -> str:

@@ -155,9 +155,10 @@ class Probe:
 def _probe(scope: Scope, query: str, fields: set[str], number: int | None) -> Probe:
     """The matches, read in one query where the database can.
 
-    A UNION ALL of one lookup per field, each served by its own trigram index and each cut at
-    TOTAL_CAP + 1 rows: a common word costs a few thousand rows instead of a full match (one WHERE
-    with OR across the fields would make PostgreSQL read every ticket of the project instead).
+    A UNION ALL of one lookup per field, each served by its own trigram index and each cut at its
+    TOTAL_CAP + 1 lowest ids: a common word costs a few thousand rows instead of a full match (one WHERE
+    with OR across the fields would make PostgreSQL read every ticket of the project instead), and the
+    same data always gives the same count.
     Whatever lookup was read in full also says which tickets of the page it matched: comment rows
     carry the comment's id and time, so the page needs no second search of its texts.
     """
@@ -211,7 +212,8 @@ def _probe_lookups(tickets: QuerySet[Ticket], pattern: str, fields: set[str], nu
     if "comments" in fields:
         lookups.append(_comment_hits(pattern).filter(ticket__in=tickets)
                        .values_list("ticket_id", Value(BY_COMMENT), "ticket__updated_at", "pk", "created_at"))
-    lookups = [lookup.order_by()[:TOTAL_CAP + 1] for lookup in lookups]
+    # Cut by id, not where the scan happens to stop: a capped count is the same for the same data.
+    lookups = [lookup.order_by("pk")[:TOTAL_CAP + 1] for lookup in lookups]
     if number is not None:
         lookups.append(tickets.filter(number=number).order_by().values_list("pk", Value(BY_NUMBER), "updated_at",
                                                                             *no_comment))

@@ -21,6 +21,7 @@ from core.rows import found
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
 
+from .filters import TicketListQuery
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
 
 ARCHIVED_LIST_LIMIT = 100
@@ -55,7 +56,7 @@ class UtcTimestamp(Func):
 
 # A ticket row, as the list shape reads it by name (serializers.ticket_shapes); a board row adds its
 # creator and counts.
-LIST_COLUMNS = ("id", "number", "title", "status__slug", "type", "priority", "deadline", "created")
+LIST_COLUMNS = ("id", "number", "title", "status__slug", "type", "priority", "deadline", "created", "sort_order")
 BOARD_COLUMNS = (*LIST_COLUMNS, "created_by_id", "reaction_count", "checklist_total", "checklist_done")
 
 
@@ -125,7 +126,7 @@ def list_row(ticket: Ticket) -> dict:
     """A ticket instance (its status loaded) as a row of LIST_COLUMNS."""
     return {"id": ticket.pk, "number": ticket.number, "title": ticket.title, "status__slug": ticket.status.slug,
             "type": ticket.type, "priority": ticket.priority, "deadline": ticket.deadline,
-            "created": timestamp(ticket.created_at)}
+            "created": timestamp(ticket.created_at), "sort_order": ticket.sort_order}
 
 
 def new_ticket_rows(*, ticket: Ticket, tags: Iterable[Tag], checklist_total: int) -> TicketRows:
@@ -145,11 +146,14 @@ def _pairs(pairs: QuerySet) -> dict[int, list[int]]:
     return grouped
 
 
-def ticket_list(*, project: Project, status=None) -> TicketRows:
-    tickets = Ticket.objects.active().filter(project=project)
-    if status is not None:
-        tickets = tickets.filter(status=status)
-    return ticket_rows(tickets.order_by("sort_order", "id"), prefix=project.prefix, board=False)
+def ticket_page(*, project: Project, query: TicketListQuery) -> tuple[TicketRows, str | None]:
+    """The list's tickets that `query` selects, a page of them when it asks for pages; with the cursor of the
+    next page (None on the last, or without pages)."""
+    rows = ticket_rows(query.page(), prefix=project.prefix, board=False)
+    if not query.paged or len(rows.rows) <= query.limit:
+        return rows, None
+    del rows.rows[query.limit:]
+    return rows, query.cursor_after(rows.rows[-1])
 
 
 def board_tickets(*, project: Project, tags: Iterable[Tag], users: Iterable[User]) -> TicketRows:

@@ -88,7 +88,16 @@ class UpdateTicketInput(TicketFieldsInput):
 
 
 class MoveTicketInput(serializers.Serializer):
+    """The column, and optionally where in it: right before or right after one of its tickets (a global id)."""
+
     status = ProjectStatusField()
+    before_id = ObjectIdField(required=False, help_text="Land right before this ticket of the target column")
+    after_id = ObjectIdField(required=False, help_text="Land right after this ticket of the target column")
+
+    def validate(self, attrs):
+        if "before_id" in attrs and "after_id" in attrs:
+            raise serializers.ValidationError({"before_id": "give before_id or after_id, not both"})
+        return attrs
 
 
 class UserIdInput(serializers.Serializer):
@@ -102,10 +111,6 @@ class SortColumnInput(serializers.Serializer):
 
 class ArchivedFilterInput(serializers.Serializer):
     q = serializers.CharField(required=False, allow_blank=True, default="")
-
-
-class TicketListFilterInput(serializers.Serializer):
-    status = ProjectStatusField(required=False)
 
 
 class ProjectStatusesField(serializers.ListField):

@@ -21,7 +21,8 @@ from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
 from .board import board_payload
-from .models import Attachment, ChecklistItem, Comment, Ticket
+from .filters import TicketPageInput, ticket_list_query
+from .models import Attachment, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_LIMIT, TOTAL_CAP, search_tickets
 from .serializers import (
     ActivityOutput,
@@ -41,7 +42,6 @@ from .serializers import (
     SortChecklistInput,
     SortColumnInput,
     TicketDetailOutput,
-    TicketListFilterInput,
     TicketListOutput,
     TicketSearchInput,
     UnarchivedTicketOutput,
@@ -76,6 +76,24 @@ BOARD_RESPONSE = inline_serializer("Board", {
 })
 
 
+TICKET_FILTER_PARAMETERS = [
+    OpenApiParameter("status", str, description="A status slug of the project"),
+    OpenApiParameter("assignee", str, description="Tickets assigned to this user id, or `me`"),
+    OpenApiParameter("tag", int, many=True, explode=True, description="A tag id; repeated: tickets with all of them"),
+    OpenApiParameter("priority", str, enum=Priority.values),
+    OpenApiParameter("type", str, enum=TicketType.values),
+    OpenApiParameter("updated_after", str, description="`YYYY-MM-DD HH:MM:SS` (UTC): tickets updated later",
+                     pattern=r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"),
+]
+
+
+def page_url(request, cursor: str) -> str:
+    """This request's URL with the next page's cursor."""
+    params = request.query_params.copy()
+    params["cursor"] = cursor
+    return request.build_absolute_uri(f"{request.path}?{params.urlencode()}")
+
+
 class TicketIdScopedViewSet(ProjectScopedViewSet):
     """Views under /tickets/{ticket_id}/: the ticket, then its project's membership."""
 
@@ -96,14 +114,27 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
     required_roles = {"list": Role.VIEWER, "board": Role.VIEWER, "stats": Role.VIEWER,
                       "archived": Role.VIEWER, "create": Role.EDITOR, "sort": Role.CONTRIBUTOR}
 
-    @extend_schema(parameters=[OpenApiParameter("status", str, description="A status slug of the project")],
-                   responses={200: envelope("TicketList", tickets=TicketListOutput(many=True)),
-                              **error_responses(401, 404, 422)})
+    @extend_schema(
+        description="In board order. Filters combine (all must hold); `tag` may repeat. With `limit` (or a `cursor`) "
+                    "the answer is one page and adds `next_cursor` (null on the last page) and a `Link: <…>; "
+                    "rel=\"next\"` header; without them, the whole list. An unknown parameter or a bad value: 422.",
+        parameters=[*TICKET_FILTER_PARAMETERS, TicketPageInput,
+                    OpenApiParameter("Link", str, OpenApiParameter.HEADER, response=[200],
+                                     description='With pages: `<next page URL>; rel="next"`, none on the last')],
+        responses={200: envelope(
+            "TicketList", tickets=TicketListOutput(many=True), next_cursor=serializers.CharField(
+                allow_null=True, required=False, help_text="With `limit` or `cursor`: the next page's cursor, or null")),
+            **error_responses(401, 404, 422)})
     def list(self, request, project_id):
         """List tickets."""
-        filters = validated(TicketListFilterInput, request.query_params, project=self.project)
-        tickets = selectors.ticket_list(project=self.project, status=filters.get("status"))
-        return Response({"tickets": ticket_shapes(tickets)})
+        query = ticket_list_query(request.query_params, project=self.project, user=request.user)
+        rows, next_cursor = selectors.ticket_page(project=self.project, query=query)
+        if not query.paged:
+            return Response({"tickets": ticket_shapes(rows)})
+        response = Response({"tickets": ticket_shapes(rows), "next_cursor": next_cursor})
+        if next_cursor is not None:
+            response["Link"] = f'<{page_url(request, next_cursor)}>; rel="next"'
+        return response
 
     @extend_schema(request=CreateTicketInput,
                    responses={201: envelope("TicketCreated", ticket_ref=serializers.CharField()),
@@ -182,11 +213,13 @@ class TicketViewSet(ProjectScopedViewSet):
         services.update_ticket(ticket=self.ticket, actor=request.user, **changes)
         return Response({"ok": True})
 
-    @extend_schema(request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    @extend_schema(description="To the end of the status's column, or right before `before_id` / after `after_id` "
+                               "(a ticket of that column): the same status with one of them reorders the column.",
+                   request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def move(self, request, project_id, number):
         """Move a ticket to a status."""
         data = validated(MoveTicketInput, request.data, project=self.project)
-        services.move_ticket(ticket=self.ticket, status=data["status"], actor=request.user)
+        services.move_ticket(ticket=self.ticket, actor=request.user, **data)
         return Response({"ok": True})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})

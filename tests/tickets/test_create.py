@@ -7,6 +7,7 @@ from events.models import ProjectEvent
 from projects.roles import Role
 from tests.factories import ProjectFactory, TagFactory, TicketFactory
 from tickets.models import Activity, Ticket
+from tickets.services.positions import GAP
 
 from .conftest import status_of
 
@@ -55,7 +56,7 @@ def test_estimated_hours_in_an_hours_project(client_for, outsider):
 def test_a_new_ticket_goes_to_the_end_of_its_column(client_for, project, editor):
     TicketFactory(project=project, status=status_of(project, "todo"), sort_order=7)
     client_for(editor).post(create_url(project), {"title": "Last", "status": "todo"})
-    assert Ticket.objects.get(title="Last").sort_order == 8
+    assert Ticket.objects.get(title="Last").sort_order == 7 + GAP
 
 
 def test_archived_and_deleted_tickets_do_not_hold_a_place_in_the_column(client_for, project, editor):
@@ -65,7 +66,7 @@ def test_archived_and_deleted_tickets_do_not_hold_a_place_in_the_column(client_f
     TicketFactory(project=project, status=todo, sort_order=50, deleted_at=timezone.now())
     TicketFactory(project=project, status=status_of(project, "review"), sort_order=60)
     client_for(editor).post(create_url(project), {"title": "Next", "status": "todo"})
-    assert Ticket.objects.get(title="Next").sort_order == 4
+    assert Ticket.objects.get(title="Next").sort_order == 3 + GAP
 
 
 def test_the_first_ticket_of_a_column_is_at_position_zero(client_for, project, editor):

@@ -8,6 +8,7 @@ from django.utils import timezone
 from projects.roles import Role
 from tests.factories import TagFactory, TicketFactory, UserFactory
 from tickets.models import ChecklistItem, Ticket
+from tickets.services.positions import GAP
 
 from .conftest import status_of, ticket_url
 
@@ -69,7 +70,7 @@ class TestUnarchive:
             "reaction_count": 0, "checklist_total": 1, "checklist_done": 1, "archived_at": None,
         }}
         ticket.refresh_from_db()
-        assert (ticket.archived_at, ticket.sort_order) == (None, 4)
+        assert (ticket.archived_at, ticket.sort_order) == (None, 3 + GAP)
         assert board_listener.events() == ["ticket.unarchived"]
 
     @pytest.mark.parametrize(("role", "expected"), [

@@ -6,6 +6,7 @@ from projects.roles import Role
 from tests.factories import TicketFactory
 from tickets import services
 from tickets.models import Activity, Ticket
+from tickets.services.positions import GAP
 
 from .conftest import status_of, ticket_url
 
@@ -21,7 +22,7 @@ def test_move_sends_ticket_to_end_of_column(client_for, editor, ticket, project,
         response = move(client_for(editor), ticket, {"status": "done"})
     assert (response.status_code, response.json()) == (200, {"ok": True})
     ticket.refresh_from_db()
-    assert (ticket.status.slug, ticket.sort_order, ticket.done_at is not None) == ("done", 6, True)
+    assert (ticket.status.slug, ticket.sort_order, ticket.done_at is not None) == ("done", 5 + GAP, True)
     [frame] = board_listener.frames()
     assert {key: frame[key] for key in ("event", "project_id", "from_status", "to_status", "actor")} == {
         "event": "ticket.moved", "project_id": project.id, "from_status": "backlog", "to_status": "done",

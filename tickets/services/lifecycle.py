@@ -9,13 +9,14 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
-from core.queries import PreparedLookup, PreparedRows
+from core.queries import PreparedLookup
 from core.rows import UNCHANGED
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, ChecklistItem, Ticket, TicketType
 
+from . import positions
 from .locking import locked_ticket, writable_ticket
 
 
@@ -32,23 +33,11 @@ def take_number_and_seq(*, project: Project) -> tuple[int, int]:
     return counters["last_ticket_number"], counters["board_seq"]
 
 
-# The position of a column's last ticket on the board (compiled once: it is read under the project row lock,
-# through ticket_column_end_idx).
-_last_position = PreparedRows(lambda status: Ticket.objects.active().filter(status_id=status)
-                              .order_by("-sort_order").values_list("sort_order")[:1])
-
-
-def column_end(*, status: Status) -> int:
-    """The position after a column's last ticket; the caller holds the project row lock."""
-    last = _last_position(status=status.pk)
-    return last[0][0] + 1 if last else 0
-
-
-def next_sort_order(*, project_id: int, status: Status) -> int:
+def end_of_locked_column(*, project_id: int, status: Status) -> int:
     """The end of a column, read under the project's row lock: two tickets entering one column at once
     queue here and never share a position. The project comes after any ticket the write has locked."""
     Project.objects.lock(project_id)
-    return column_end(status=status)
+    return positions.end_of_column(status).sort_order
 
 
 # Compiled once: every creation without a status reads it.
@@ -60,13 +49,13 @@ def first_status(project: Project) -> Status:
     return _first_status(project=project.pk)
 
 
-def _entering(ticket: Ticket, status: Status, *, end_of_column: int) -> dict:
-    """The field values that put the ticket in `status` at `end_of_column`, with `done_at` (velocity) in step."""
+def _entering(ticket: Ticket, status: Status, *, sort_order: int) -> dict:
+    """The field values that put the ticket in `status` at `sort_order`, with `done_at` (velocity) in step."""
     was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
     is_done = status.category == StatusCategory.DONE
     return {
         "status": status,
-        "sort_order": end_of_column,
+        "sort_order": sort_order,
         "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
     }
 
@@ -97,8 +86,8 @@ def create_ticket(
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
     )
     # The number's UPDATE holds the project row already: the column's end is read without locking it again.
-    end_of_column = column_end(status=status)
-    for field, value in _entering(ticket, status, end_of_column=end_of_column).items():
+    end_of_column = positions.end_of_column(status).sort_order
+    for field, value in _entering(ticket, status, sort_order=end_of_column).items():
         setattr(ticket, field, value)
     ticket.save()
     if tags:
@@ -146,15 +135,26 @@ def update_ticket(
 
 
 @transaction.atomic
-def move_ticket(*, ticket: Ticket, status: Status, actor: User) -> Ticket:
+def move_ticket(*, ticket: Ticket, status: Status, actor: User, before_id: int | None = None,
+                after_id: int | None = None) -> Ticket:
+    """To the end of the column `status`, or right before the ticket `before_id` (after `after_id`) of it:
+    a move within the column reorders it. Its frame says which ticket it now stands before (`before_id`,
+    null at the end), so that viewers place it where it landed."""
     ticket = writable_ticket(ticket)
     from_status = ticket.status
-    if from_status == status:
+    relative = before_id is not None or after_id is not None
+    if from_status == status and not relative:
         return ticket
-    entering = _entering(ticket, status, end_of_column=next_sort_order(project_id=ticket.project_id, status=status))
-    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED, entering,
-                    from_status=from_status.slug, to_status=status.slug)
-    notification_rules.ticket_moved(ticket=ticket, actor=actor)
+    Project.objects.lock(ticket.project_id)
+    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+    if from_status == status and place.before_id == positions.successor(ticket):
+        return ticket  # already there
+    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED,
+                    _entering(ticket, status, sort_order=place.sort_order) if from_status != status
+                    else {"sort_order": place.sort_order},
+                    from_status=from_status.slug, to_status=status.slug, before_id=place.before_id)
+    if from_status != status:
+        notification_rules.ticket_moved(ticket=ticket, actor=actor)
     return ticket
 
 
@@ -170,7 +170,7 @@ def unarchive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
     ticket = locked_ticket(ticket)
     if ticket.archived_at is None:
         return ticket
-    end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+    end_of_column = end_of_locked_column(project_id=ticket.project_id, status=ticket.status)
     return _apply(ticket, actor, Action.UNARCHIVED, Event.TICKET_UNARCHIVED,
                   {"archived_at": None, "sort_order": end_of_column})
 
@@ -186,7 +186,7 @@ def restore_ticket(*, ticket: Ticket, actor: User) -> None:
     """Undo a soft delete (staff, from the admin): the ticket reappears at the end of its column."""
     ticket = locked_ticket(ticket)
     if ticket.deleted_at is not None:
-        end_of_column = next_sort_order(project_id=ticket.project_id, status=ticket.status)
+        end_of_column = end_of_locked_column(project_id=ticket.project_id, status=ticket.status)
         _apply(ticket, actor, Action.RESTORED, Event.TICKET_CREATED, {"deleted_at": None, "sort_order": end_of_column})
 
 
@@ -220,16 +220,19 @@ def unassign_user(*, ticket: Ticket, user_id: int, actor: User) -> Ticket:
 
 @transaction.atomic
 def sort_column(*, project: Project, status: Status, ticket_ids: list[int], actor: User) -> None:
-    """Reorder a whole column: `ticket_ids` must be exactly its current tickets."""
-    # Locked in id order, so two sorts of one column queue instead of deadlocking.
+    """Reorder a whole column: `ticket_ids` must be exactly its current tickets, which take positions GAP
+    apart in that order."""
+    # Locked in id order, so two sorts of one column queue instead of deadlocking; then the project, as every
+    # placement does after its tickets.
     column = {ticket.pk: ticket for ticket in Ticket.objects.select_for_update(no_key=True).active()
               .filter(project=project, status=status).order_by("pk")}
+    Project.objects.lock(project.pk)
     if len(ticket_ids) != len(set(ticket_ids)) or set(ticket_ids) != set(column):
         raise RuleViolation("ticket_ids: must list exactly the tickets of the column, each once",
                             field="ticket_ids")
     entries = []
-    for position, ticket_id in enumerate(ticket_ids):
-        ticket = column[ticket_id]
+    for index, ticket_id in enumerate(ticket_ids):
+        ticket, position = column[ticket_id], index * positions.GAP
         if ticket.sort_order != position:
             entries.append(history.entry(ticket=ticket, actor=actor, action=Action.SORTED,
                                          changes={"sort_order": {"old": ticket.sort_order, "new": position}}))
