@@ -179,8 +179,8 @@ function cardsOf(status) {
 }
 
 // A created or unarchived ticket goes to the end of its column, an updated one stays in place, a moved one
-// goes next to the card its frame names (a relative move), else to the end; a ticket moved into a column
-// the page does not show (hidden) just leaves.
+// goes right before the card its frame names (`before_id`, null: the end of the column); a ticket moved
+// into a column the page does not show (hidden) just leaves.
 function placeTicket(frame) {
   const { ticket } = frame;
   const existing = cardOf(ticket.id);
@@ -191,10 +191,10 @@ function placeTicket(frame) {
     return;
   }
   const card = drawCard(ticket);
-  const neighbour = frame.event === "ticket.moved" ? neighbourOf(frame, cards, ticket.id) : null;
   const hadFocus = existing?.contains(document.activeElement) ? document.activeElement.dataset : null;
-  if (neighbour) {
-    neighbour.card.insertAdjacentElement(neighbour.where, card);
+  if (frame.event === "ticket.moved") {
+    const next = frame.before_id == null ? null : cardOf(frame.before_id);
+    cards.insertBefore(card, next?.parentElement === cards ? next : null);
     existing?.remove();
   } else if (existing?.parentElement === cards) existing.replaceWith(card);
   else {
@@ -203,14 +203,6 @@ function placeTicket(frame) {
   }
   if (hadFocus) card.querySelector(hadFocus.action ? `[data-action="${hadFocus.action}"]` : "a")?.focus();
   card.classList.add("changed");
-}
-
-function neighbourOf(frame, cards, ticketId) {
-  for (const [key, where] of [["after_id", "afterend"], ["before_id", "beforebegin"]]) {
-    const card = frame[key] != null && frame[key] !== ticketId ? cardOf(frame[key]) : null;
-    if (card?.parentElement === cards) return { card, where };
-  }
-  return null;
 }
 
 function removeTicket({ ticket }) {

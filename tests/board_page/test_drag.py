@@ -35,7 +35,7 @@ def test_a_card_dropped_between_two_cards_of_another_column_lands_between_them(s
     shoot(browser, "drag-2-between-columns")
     assert still_same_document(browser)
     browser.refresh()
-    open_board(browser, site, "bob", project)
+    wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, "[data-board][data-synced]"))
     assert shown_order(browser) == expected
 
 
