@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["board", "growth", "detail", "creates", "search", "fanout"]
+FIGURES = ["board", "growth", "detail", "creates", "search", "fanout", "board_page"]
 STORE = ROOT / "bench" / "results.json"
 
 

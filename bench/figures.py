@@ -397,3 +397,10 @@ def fanout() -> dict:
                        f" {moves} moves after an untimed one on each worker; gunicorn + {processes} uvicorn workers on"
                        f" one port (the Procfile's server), {database}; memory summed over the workers; the viewers"
                        " read in one client process"}
+
+
+def board_page() -> dict:
+    """The board page in Chromium: bench/board_page.py."""
+    from bench.board_page import figure
+
+    return figure()

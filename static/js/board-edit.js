@@ -19,6 +19,7 @@
     const ticket = window.trackerBoard.ticket(Number(card.dataset.ticketId));
     const cards = card.parentElement;
     const status = cards.closest("[data-status]").dataset.status;
+    const started = performance.now();
     window.trackerBoard.changed();
     try {
       if (status === ticket.status && !window.trackerBoard.can("edit")) {
@@ -27,11 +28,18 @@
       } else {
         await api.post(`${ticketsUrl}/${ticket.project_ticket_number}/move`, { status, ...placeOf(card) });
       }
+      measure("board:move", started); // the drop until the API's answer
     } catch (error) {
       putBack(card, origin);
       window.trackerBoard.notify(`${ticket.prefix_ref} was not moved. ${api.explain(error)}.`);
       if (error.status === 403) window.trackerBoard.reload(); // the role changed: the board shows the new one
     }
+  }
+
+  // User Timing (DevTools, bench/board_page.py), the last one of each name only.
+  function measure(name, started) {
+    performance.clearMeasures(name);
+    performance.measure(name, { start: started });
   }
 
   function placeOf(card) {
