@@ -78,7 +78,6 @@
       fallbackOnBody: true,
       delayOnTouchOnly: true,
       delay: 150,
-      animation: 120,
       ghostClass: "card-placeholder",
       dragClass: "card-dragged",
       onStart(event) {
@@ -101,8 +100,15 @@
     setTimeout(() => card.removeEventListener("click", swallow, { capture: true }), 0);
   }
 
+  // Cards slide aside as a card passes them, but not in a long column: SortableJS measures and animates
+  // every card of the column at each step, which made a drag over a 400-card column crawl (bench/board_page.py).
+  const ANIMATED_UP_TO = 100;
+
   board.addEventListener("board:changed", () => {
-    for (const sortable of sortables) sortable.option("disabled", !window.trackerBoard.can("sort"));
+    for (const sortable of sortables) {
+      sortable.option("disabled", !window.trackerBoard.can("sort"));
+      sortable.option("animation", sortable.el.childElementCount <= ANIMATED_UP_TO ? 120 : 0);
+    }
   });
 
   // ---- "Move to…" ------------------------------------------------------------------------------------

@@ -345,7 +345,6 @@ window.trackerBoard = {
   notify,
   reload: () => reloadBoard(),
   ticket: (ticketId) => tickets.get(ticketId),
-  tickets: () => tickets.values(),
   payload: () => payload,
   statusLabel: (slug) => columns.get(slug)?.dataset.label ?? slug,
   ticketLink,

@@ -155,22 +155,25 @@
 
   function drawAssignees(ticket) {
     const assigned = new Set(ticket.assignees.map((user) => user.id));
-    list("assignees").replaceChildren(...ticket.assignees.map((user) => chip(user.name, {
+    drawList("assignees", ticket.assignees, (user) => chip(user.name, {
       label: `Unassign ${user.name}`, data: { unassign: user.id },
-    })));
-    if (!ticket.assignees.length) list("assignees").append(muted("Nobody", "li"));
+    }), "Nobody");
     const others = tb.payload().members.filter((member) => !assigned.has(member.id));
     fillAddForm(form("assign"), others.map((member) => new Option(member.name, member.id)), "Everyone is assigned");
   }
 
   function drawTags(ticket) {
     const on = new Set(ticket.tags.map((tag) => tag.id));
-    list("tags").replaceChildren(...ticket.tags.map((tag) => chip(tag.name, {
+    drawList("tags", ticket.tags, (tag) => chip(tag.name, {
       label: `Remove the tag ${tag.name}`, data: { untag: tag.id }, color: tag.color,
-    })));
-    if (!ticket.tags.length) list("tags").append(muted("None", "li"));
+    }), "None");
     const others = tb.payload().tags.filter((tag) => !on.has(tag.id));
     fillAddForm(form("tag"), others.map((tag) => new Option(tag.name, tag.id)), "No other tag");
+  }
+
+  // A list of the panel: an item drawn for each entry, or a word saying there is none.
+  function drawList(name, entries, drawEntry, noneText) {
+    list(name).replaceChildren(...(entries.length ? entries.map(drawEntry) : [muted(noneText, "li")]));
   }
 
   function fillAddForm(addForm, options, emptyText) {
@@ -207,7 +210,7 @@
   function drawChecklist(ticket) {
     const done = ticket.checklist.filter((item) => item.done).length;
     field("checklist-progress").textContent = ticket.checklist.length ? `${done}/${ticket.checklist.length}` : "";
-    list("checklist").replaceChildren(...ticket.checklist.map((item) => {
+    drawList("checklist", ticket.checklist, (item) => {
       const row = document.createElement("li");
       row.classList.toggle("done", Boolean(item.done));
       const label = document.createElement("label");
@@ -227,41 +230,25 @@
       label.append(` ${item.text}`);
       row.append(label);
       return row;
-    }));
-    if (!ticket.checklist.length) list("checklist").append(muted("No items.", "li"));
+    }, "No items.");
   }
 
   function drawAttachments(ticket) {
-    list("attachments").replaceChildren(...ticket.attachments.map((file) => {
-      const row = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = `/api/v1/attachments/${file.id}`;
-      link.download = file.original_name;
-      link.textContent = file.original_name;
-      row.append(link, " ", muted(size(file.filesize)));
-      return row;
-    }));
-    if (!ticket.attachments.length) list("attachments").append(muted("No attachments.", "li"));
+    drawList("attachments", ticket.attachments, (file) => {
+      const link = element("a", { href: `/api/v1/attachments/${file.id}`, download: file.original_name,
+                                  textContent: file.original_name });
+      return element("li", {}, link, " ", muted(size(file.filesize)));
+    }, "No attachments.");
   }
 
   function drawComments(ticket) {
-    list("comments").replaceChildren(...ticket.comments.map((comment) => {
-      const row = document.createElement("li");
-      const head = document.createElement("div");
-      head.className = "comment-head";
-      const author = document.createElement("strong");
-      author.textContent = comment.user_name;
-      const when = document.createElement("time");
-      when.dateTime = `${comment.created_at.replace(" ", "T")}Z`;
-      when.textContent = localTime(comment.created_at);
-      head.append(author, " ", when);
-      const body = document.createElement("p");
-      body.className = "comment-body";
-      body.textContent = comment.message;
-      row.append(head, body);
-      return row;
-    }));
-    if (!ticket.comments.length) list("comments").append(muted("No comments yet.", "li"));
+    drawList("comments", ticket.comments, (comment) => {
+      const when = element("time", { dateTime: `${comment.created_at.replace(" ", "T")}Z`,
+                                     textContent: localTime(comment.created_at) });
+      const head = element("div", { className: "comment-head" },
+                           element("strong", { textContent: comment.user_name }), " ", when);
+      return element("li", {}, head, element("p", { className: "comment-body", textContent: comment.message }));
+    }, "No comments yet.");
   }
 
   // ---- time ---------------------------------------------------------------------------------------------
@@ -327,27 +314,26 @@
   const ACTIONS = {
     close: closePanel,
     timer: toggleTimer,
-    "edit-title"() {
-      form("title").elements.title.value = current.detail?.title ?? field("title").textContent;
-      find(".panel-title-row").hidden = true;
-      form("title").hidden = false;
-      form("title").elements.title.focus();
-    },
-    "cancel-title"() {
-      closeEditors();
-      find("[data-panel-action=edit-title]").focus();
-    },
-    "edit-description"() {
-      form("description").elements.description.value = current.detail?.description ?? "";
-      field("description").hidden = true;
-      form("description").hidden = false;
-      form("description").elements.description.focus();
-    },
-    "cancel-description"() {
-      closeEditors();
-      find("[data-panel-action=edit-description]").focus();
-    },
+    "edit-title": () => openEditor("title", current.detail?.title ?? field("title").textContent,
+                                   find(".panel-title-row")),
+    "cancel-title": () => leaveEditor("title"),
+    "edit-description": () => openEditor("description", current.detail?.description ?? "", field("description")),
+    "cancel-description": () => leaveEditor("description"),
   };
+
+  // The title and the description are edited in place of what shows them.
+  function openEditor(name, value, shown) {
+    const editor = form(name);
+    editor.elements[name].value = value;
+    shown.hidden = true;
+    editor.hidden = false;
+    editor.elements[name].focus();
+  }
+
+  function leaveEditor(name) {
+    closeEditors();
+    find(`[data-panel-action=edit-${name}]`).focus();
+  }
 
   const FORMS = {
     async title(data) {
@@ -496,11 +482,14 @@
 
   // ---- words ---------------------------------------------------------------------------------------------
 
+  function element(tag, properties, ...children) {
+    const made = Object.assign(document.createElement(tag), properties);
+    made.append(...children);
+    return made;
+  }
+
   function muted(text, tag = "span") {
-    const element = document.createElement(tag);
-    element.className = "muted";
-    element.textContent = text;
-    return element;
+    return element(tag, { className: "muted", textContent: text });
   }
 
   function utc(timestamp) {

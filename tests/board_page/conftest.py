@@ -15,16 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browsers import CHROMEDRIVER, CHROMIUM, headless_chromium
 from tests.factories import PASSWORD
 from tests.realtime.servers import ROOT, DaphneServer
-from tests.realtime.test_browser import CHROMEDRIVER, CHROMIUM
 
 # (name, role in each test's project); ada creates the projects, so she is their manager.
 PEOPLE = {"ada": ("Ada Lovelace", "manager"), "bob": ("Bob Marley", "editor"),
@@ -145,18 +143,8 @@ def project(site) -> Project:
     return site.new_project()
 
 
-def new_browser(width: int) -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run",
-                     f"--window-size={max(width, 800)},900"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    if width < 800:  # a window cannot be that narrow: the page is laid out as on a phone of that width
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+def new_browser(width: int):
+    driver = headless_chromium(width)
     driver.console = []  # what the console said, kept by console_of (reading the log empties it)
     driver.expected_refusals = []
     return driver

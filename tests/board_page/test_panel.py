@@ -8,24 +8,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from tests.docs_area.test_browser import PAYLOAD
+
 from .conftest import card, open_board, shoot, still_same_document
 
 pytestmark = pytest.mark.browser
-
-PAYLOAD = """# Runbook
-
-Some **bold** text and a [safe link](https://example.com).
-
-<script>window.pwned = "script"</script>
-[click me](javascript:window.pwned='link')
-<img src=x onerror="window.pwned='img'">
-<svg onload="window.pwned='svg'"></svg>
-
-| step | what |
-|------|------|
-| 1    | deploy |
-"""
-
 
 def panel_of(browser):
     return browser.find_element(By.CSS_SELECTOR, "[data-panel=ticket]")
