@@ -30,6 +30,7 @@ from django.conf import settings
 
 from core.live import send_after_commit
 from core.lookups import any_of
+from core.metrics import BROADCAST_FRAMES, WEBSOCKETS
 
 from .models import ApiToken, User
 
@@ -73,6 +74,12 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
     False once it is closing, for handlers that relay frames."""
 
     allowed = False
+    kind = "other"  # what the metrics call these sockets (core.metrics: tracker_websocket_connections{kind})
+    counted = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        WEBSOCKETS.labels(cls.kind)  # each kind is reported from the start, at 0
 
     async def dispatch(self, message):
         # channels closes stale database connections before every handler, a hop to the one database
@@ -105,11 +112,20 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
             self.schedule_expiry(self.token.expires_at and self.token.expires_at.timestamp())
         AccessWatch.of_this_loop().add(self)
         await super().accept(subprotocol, headers)
+        WEBSOCKETS.labels(self.kind).inc()
+        self.counted = True
 
     async def websocket_disconnect(self, message):
         self.schedule_expiry(None)
         AccessWatch.of_this_loop().discard(self)
+        if self.counted:
+            self.counted = False
+            WEBSOCKETS.labels(self.kind).dec()
         await super().websocket_disconnect(message)
+
+    async def send_json(self, content, close=False):
+        BROADCAST_FRAMES.labels(self.kind).inc()
+        await super().send_json(content, close)
 
     @classmethod
     def without_access(cls, sockets: list["AuthenticatedSocketConsumer"]) -> list["AuthenticatedSocketConsumer"]:

@@ -4,11 +4,13 @@ copied for a duplicated record, and served back with headers that keep a browser
 from collections.abc import Callable, Sequence
 from urllib.parse import quote
 
+from asgiref.sync import sync_to_async
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.http import FileResponse
+from django.http import StreamingHttpResponse
 
 from .models import StoredFile
+from .storage import CHUNK_SIZE, Stream, open_stream
 from .uploads import INLINE_TYPES, Upload, display_name
 
 # Served to a browser, a stored file may not load anything, run scripts or reach the API's origin.
@@ -71,12 +73,32 @@ def content_disposition(name: str, *, inline: bool) -> str:
     return header if ascii_name == name else f"{header}; filename*=UTF-8''{quote(name)}"
 
 
-def download_response(record: StoredFile, *, private: bool = False) -> FileResponse:
-    """A stored file streamed back; `private` keeps shared caches from keeping it."""
+class StoredFileResponse(StreamingHttpResponse):
+    """A stored file, sent as it is read from its storage, CHUNK_SIZE at a time.
+
+    Django's FileResponse is read synchronously, which its ASGI handler does by reading the whole file into
+    memory before the first byte goes out; under ASGI this one reads each chunk in a worker thread and
+    sends it before reading the next, so a download holds a chunk, not a file, whatever its size.
+    """
+
+    def __init__(self, stream: Stream, **kwargs):
+        super().__init__(iter(lambda: stream.read(CHUNK_SIZE), b""), **kwargs)
+        self.stream = stream
+        self._resource_closers.append(stream.close)
+        self["Content-Length"] = str(stream.size)
+
+    async def __aiter__(self):
+        read = sync_to_async(self.stream.read, thread_sensitive=False)
+        while chunk := await read(CHUNK_SIZE):
+            yield chunk
+
+
+def download_response(record: StoredFile, *, private: bool = False) -> StoredFileResponse:
+    """A stored file streamed back from wherever it is stored; `private` keeps shared caches from keeping it."""
     mime_type = record.mime_type
     # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
-    response = FileResponse(record.file.storage.open(record.file.name),
-                            content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    response = StoredFileResponse(open_stream(record.file.name, record.file.storage),
+                                  content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
     response["Content-Disposition"] = content_disposition(record.original_name, inline=mime_type in INLINE_TYPES)
     response["X-Content-Type-Options"] = "nosniff"
     if mime_type != "application/pdf":

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["board", "growth", "detail", "creates", "search", "fanout", "board_page"]
+FIGURES = ["board", "growth", "detail", "creates", "search", "fanout", "pages", "etag", "moves", "webhooks",
+           "files", "pgbouncer", "scrape", "sockets", "board_page"]
 STORE = ROOT / "bench" / "results.json"
 
 

@@ -116,7 +116,7 @@ def legacy_api():
     """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
     from bench import legacy
 
-    with (mock.patch("tickets.views.board_payload", legacy.board_payload),
+    with (mock.patch("tickets.views.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
           mock.patch("tickets.views.search_tickets", legacy.search_tickets),
           mock.patch("tickets.views.search_shapes", legacy.search_shapes),
           mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):
@@ -399,8 +399,118 @@ def fanout() -> dict:
                        " read in one client process"}
 
 
+# ---- integrator conventions (issue 23) ---------------------------------------------------------
+
+def pages() -> dict:
+    """A page of 100 at the end of a 20,000-ticket list against one at its start: keyset pages."""
+    setup("board")
+    from django.http import QueryDict
+
+    from accounts.models import User
+    from tickets.filters import ticket_list_query
+    from tickets.models import Ticket
+
+    _, large = BOARD_SIZES
+    project = board_project(large)
+    tune_for_serving()
+    client, url = owner_client(), f"/api/v1/projects/{project.pk}/tickets"
+    page = 10 if SMALL else 100
+    last = Ticket.objects.active().filter(project=project).order_by("-sort_order", "-id").values("sort_order", "id")
+    before_the_last_page = last[page]
+    query = ticket_list_query(QueryDict(f"limit={page}"), project=project,
+                              user=User.objects.get(username="bench-owner"))
+    end = f"{url}?limit={page}&cursor={query.cursor_after(before_the_last_page)}"
+    timings = paired_p50({"start": lambda: client.get(f"{url}?limit={page}"), "end": lambda: client.get(end)},
+                         5 if SMALL else 30)
+    assert client.get(end).json()["next_cursor"] is None
+    return {"figure": f"a page of {page} at the end of a {large:,}-ticket list ÷ one at its start",
+            "value": f"{ratio(timings['end'], timings['start'])}×", "goal": "≤ 1.5×",
+            "baseline": "the whole list: " + f"{p50(lambda: client.get(url), 2 if SMALL else 3):.0f} ms",
+            "details": f"start {timings['start']:.1f} ms, end {timings['end']:.1f} ms p50 (keyset on "
+                       "ticket_list_idx), in turns"}
+
+
+def etag() -> dict:
+    """A 304 for an unchanged 20,000-card board against the full board."""
+    setup("board")
+    _, large = BOARD_SIZES
+    project = board_project(large)
+    tune_for_serving()
+    client, url = owner_client(), f"/api/v1/projects/{project.pk}/board"
+    tag = client.get(url)["ETag"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+    timings = paired_p50({"full": lambda: client.get(url), "304": lambda: client.get(url, HTTP_IF_NONE_MATCH=tag)},
+                         3 if SMALL else 9)
+    return {"figure": f"a 304 for an unchanged {large:,}-card board ÷ the full board",
+            "value": f"{ratio(timings['304'], timings['full'])}", "goal": "< 0.1",
+            "baseline": f"full board {timings['full']:.0f} ms",
+            "details": f"304 in {timings['304']:.1f} ms: the ETag comes from the project's event seq, its columns, "
+                       "tags, members and velocity, never from the cards"}
+
+
+def moves() -> dict:
+    """Relative moves into a 2,000-card column against a 20-card one: positions with gaps."""
+    setup("board")
+    from projects.models import Project
+    from projects.services import create_project
+    from tickets.models import Ticket
+    from tickets.services.positions import GAP
+
+    owner = board_project(BOARD_SIZES[0]).owner
+    Project.objects.filter(name="Moves").delete()
+    project = create_project(owner=owner, name="Moves", prefix="MV")
+    sizes = {"small": 20, "large": 20 if SMALL else 2_000}
+    columns = {}
+    for (name, size), status in zip(sizes.items(), project.statuses.order_by("sort_order")[1:], strict=False):
+        first = Project.objects.advance_counters(project.pk, last_ticket_number=size)["last_ticket_number"] - size + 1
+        columns[name] = (status, Ticket.objects.bulk_create(
+            Ticket(project=project, number=first + index, title=f"{name} {index}", status=status, created_by=owner,
+                   sort_order=index * GAP) for index in range(size)))
+    tune_for_serving()
+    client, rng = owner_client(), random.Random(7)
+
+    def move_into(name):
+        status, tickets = columns[name]
+        ticket, anchor = rng.sample(tickets, 2)
+        response = client.post(f"/api/v1/projects/{project.pk}/tickets/{ticket.number}/move",
+                               {"status": status.slug, "before_id": anchor.pk}, content_type="application/json")
+        assert response.status_code == 200, response.content
+
+    timings = paired_p50({name: lambda name=name: move_into(name) for name in sizes}, 10 if SMALL else 60)
+    return {"figure": f"a relative move in a {sizes['large']:,}-card column ÷ in a 20-card one",
+            "value": f"{ratio(timings['large'], timings['small'])}×", "goal": "about 1× (equal query counts: tested)",
+            "baseline": f"20 cards: {timings['small']:.1f} ms",
+            "details": f"{sizes['large']:,} cards: {timings['large']:.1f} ms p50; a random ticket before a random "
+                       "one of the same column, in turns"}
+
+
+# ---- webhooks ---------------------------------------------------------------------------------
+
+def webhooks() -> dict:
+    """Deliveries per second from the Procfile's worker (Celery on Redis; in SMALL, the web process's threads on
+    SQLite) to a local receiver, and commit → the receiver's first byte."""
+    redis_url = "" if SMALL else REDIS_URL
+    os.environ.update({"REDIS_URL": redis_url, "CELERY_BROKER_URL": redis_url,
+                       "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"})
+    setup("webhooks")
+    from bench.webhooks_bench import run
+
+    result = run(small=SMALL, database_url=os.environ["DATABASE_URL"], redis_url=redis_url)
+    return {"figure": "webhook deliveries to a local receiver",
+            "value": f"{result['per_second']:.0f} deliveries/s; commit → first byte p50 {result['p50']:.0f} ms, "
+                     f"p99 {result['p99']:.0f} ms",
+            "goal": "none set (issue 24 asks for the figure)",
+            "baseline": f"{result['baseline']:.0f} plain POSTs/s to the same receiver (8 threads, one process)",
+            "details": f"one worker (Procfile, 8 threads), one endpoint; {result['burst']} events committed at once "
+                       f"(a tag taken off their tickets) for the rate; {result['sequential']} lone ticket creations, "
+                       "each after the last one arrived, for the latency"}
+
+
 def board_page() -> dict:
     """The board page in Chromium: bench/board_page.py."""
     from bench.board_page import figure
 
     return figure()
+
+
+from bench.fleet import files, pgbouncer, scrape, sockets  # noqa: E402, F401  (issue 26's figures)

@@ -135,6 +135,46 @@ def serving_worker(master: int, client_port: int) -> int | None:
     return None
 
 
+class Mover:
+    """Moves ticket 1 of a board back and forth, each move waiting until every viewer has its frame."""
+
+    def __init__(self, server: ProcfileServer, token: str, project_id: int, fanout: Fanout):
+        self.server, self.token, self.fanout = server, token, fanout
+        self.path = f"/api/v1/projects/{project_id}/tickets/1/move"
+        self.statuses = itertools.cycle(["done", "backlog"])
+
+    async def move(self) -> tuple[list[float], int | None]:
+        """One move: the delays (ms) until each viewer had its frame, and the worker that served it."""
+        self.fanout.start_move()
+        sent = time.perf_counter()
+        worker = await asyncio.to_thread(move_ticket, self.server, self.token, self.path, next(self.statuses))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.fanout.all_arrived.wait(), MOVE_TIMEOUT)
+        return [(arrival - sent) * 1000 for arrival in self.fanout.arrivals], worker
+
+    async def warm_up(self) -> None:
+        """Untimed moves until each worker has served one: a worker's first move compiles and connects what
+        the later ones reuse (about 100 ms more), and the figure is the steady fan-out, not a worker's start."""
+        served = set()
+        for _ in range(WARM_UP_MAX):
+            served.add((await self.move())[1])
+            if served >= set(workers(self.server.pid)):
+                return
+        raise RuntimeError(f"{WARM_UP_MAX} moves did not reach every worker")
+
+    async def timed(self, moves: int) -> dict:
+        latencies, last_viewer, lost = [], [], 0
+        cpu_before, client_cpu_before = workers_cpu_seconds(self.server.pid), time.process_time()
+        for _ in range(moves):
+            delays, _ = await self.move()
+            lost += VIEWERS - len(delays)
+            latencies += delays
+            last_viewer.append(max(delays, default=MOVE_TIMEOUT * 1000))
+        return {"latencies": latencies, "last_viewer": last_viewer, "lost": lost,
+                "cpu_per_move": (workers_cpu_seconds(self.server.pid) - cpu_before) / moves,
+                "client_cpu_per_move": (time.process_time() - client_cpu_before) / moves}
+
+
 async def view(url: str, token: str, fanout: Fanout, ready: asyncio.Semaphore, connected: list) -> None:
     async with ready:
         socket = await connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=30,
@@ -176,37 +216,11 @@ async def run(server: ProcfileServer, token: str, project_id: int) -> dict:
     rss_after = workers_rss_kib(server.pid)
     sockets_added_per_worker = [sockets_open(pid) - sockets for pid, sockets in idle_sockets.items()]
 
-    statuses = itertools.cycle(["done", "backlog"])
-
-    async def move() -> tuple[list[float], int | None]:
-        """One move, waiting until every viewer has its frame: the delays (ms), and the worker that served it."""
-        fanout.start_move()
-        sent = time.perf_counter()
-        worker = await asyncio.to_thread(move_ticket, server, token, f"/api/v1/projects/{project_id}/tickets/1/move",
-                                         next(statuses))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(fanout.all_arrived.wait(), MOVE_TIMEOUT)
-        return [(arrival - sent) * 1000 for arrival in fanout.arrivals], worker
-
-    # Untimed, until each worker has served a move: a worker's first one compiles and connects what the
-    # later ones reuse (about 100 ms more), and the figure is the steady fan-out, not a worker's start.
-    served = set()
-    for _ in range(WARM_UP_MAX):
-        served.add((await move())[1])
-        if served >= set(workers(server.pid)):
-            break
-    else:
-        raise RuntimeError(f"{WARM_UP_MAX} moves did not reach every worker")
-
-    latencies, last_viewer, lost = [], [], 0
-    cpu_before, client_cpu_before = workers_cpu_seconds(server.pid), time.process_time()
-    for _ in range(MOVES):
-        delays, _ = await move()
-        lost += VIEWERS - len(delays)
-        latencies += delays
-        last_viewer.append(max(delays))
-    cpu_per_move = (workers_cpu_seconds(server.pid) - cpu_before) / MOVES
-    client_cpu_per_move = (time.process_time() - client_cpu_before) / MOVES
+    mover = Mover(server, token, project_id, fanout)
+    await mover.warm_up()
+    timed = await mover.timed(MOVES)
+    latencies, last_viewer, lost = timed["latencies"], timed["last_viewer"], timed["lost"]
+    cpu_per_move, client_cpu_per_move = timed["cpu_per_move"], timed["client_cpu_per_move"]
 
     for socket in connected:
         await socket.close()

@@ -15,12 +15,14 @@ from accounts.websocket import websocket_auth_stack  # noqa: E402
 from config.collector import tune_for_serving  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from core.body_limit import BodySizeLimit  # noqa: E402
+from core.metrics import MetricsEndpoint  # noqa: E402
+from core.request_id import RequestIdMiddleware  # noqa: E402
 
-application = ProtocolTypeRouter(
+application = RequestIdMiddleware(MetricsEndpoint(ProtocolTypeRouter(
     {
         "http": BodySizeLimit(django_asgi_app),
         "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),
     }
-)
+)))
 
 tune_for_serving()

@@ -4,11 +4,15 @@ Without any variable set the service runs for local development: SQLite in the
 project root and the in-memory channel layer.
 """
 
+import ipaddress
+import logging
 import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from core.request_id import LOG_FILTERS, LOG_FORMATTERS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -58,9 +62,11 @@ INSTALLED_APPS = [
     "notifications",
     "docs_area",
     "events",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
+    "core.metrics.RequestMetricsMiddleware",  # outermost: it sees every answer, 429s included
     "django.middleware.security.SecurityMiddleware",
     "core.csp.ContentSecurityPolicyMiddleware",
     "accounts.ratelimit.ApiRateLimitMiddleware",
@@ -141,9 +147,13 @@ def database_config() -> dict:
         config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, True
         # Statements bound by the server (core.queries: the lookups and reads every request makes) are
         # prepared on a connection from their second run; the ORM's cursors bind on the client and are
-        # never prepared. Django leaves this off for external poolers (PgBouncer before 1.21), which the
-        # connections of psycopg's pool never pass through.
-        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(), "prepare_threshold": 1}
+        # never prepared. Behind a pooler in transaction mode (PgBouncer before 1.21) a transaction may run
+        # on another server connection than the last one: DATABASE_PREPARED_STATEMENTS=0 turns them off,
+        # and the server-side cursors Django keeps open across transactions (iterator()) with them.
+        prepared = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+        config["DISABLE_SERVER_SIDE_CURSORS"] = not prepared
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": database_pool(),
+                             "prepare_threshold": 1 if prepared else None}
     return config
 
 
@@ -166,6 +176,36 @@ CHANNEL_LAYERS = channel_layers(REDIS_URL)
 
 # How long the project event log keeps events (python manage.py pruneevents removes older ones).
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
+
+
+# ---- Webhooks (README "Webhooks") ---------------------------------------------------------------
+# Deliveries run on Celery workers (the Procfile's worker: line) when a broker is configured, which
+# REDIS_URL is by default; without one, on threads of the web process (webhooks/local.py).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds no more tasks than it runs: a killed one loses few
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The sweep (webhooks.tasks.sweep) hands out due retries and lost deliveries; it is safe to run in every
+# worker at once, so each worker's embedded beat (--beat) keeps its schedule in memory, not in a file.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
+WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
+CELERY_BEAT_SCHEDULE = {"webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS}}
+# Seconds before each retry of a failed delivery; after the last one it is `failed`.
+WEBHOOK_RETRY_SCHEDULE = [int(delay) for delay in env_list("WEBHOOK_RETRY_SCHEDULE",
+                                                           ["5", "300", "1800", "7200", "18000", "36000", "36000"])]
+# Hosts or addresses a webhook may reach although they are loopback, private or otherwise not public.
+WEBHOOK_ALLOWED_PRIVATE_HOSTS = env_list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", [])
+WEBHOOK_TIMEOUT_SECONDS = env_number("WEBHOOK_TIMEOUT_SECONDS", 10.0, float)  # the whole exchange
+# A delivery handed to a worker, or claimed by one, that has not finished after this long is presumed
+# lost (the worker died) and handed out again; it must exceed WEBHOOK_TIMEOUT_SECONDS.
+WEBHOOK_LOST_AFTER_SECONDS = env_number("WEBHOOK_LOST_AFTER_SECONDS", 60.0, float)
+# At most this many attempts in flight per endpoint: a hung endpoint holds no more workers than that.
+WEBHOOK_ENDPOINT_CONCURRENCY = env_number("WEBHOOK_ENDPOINT_CONCURRENCY", 4)
+WEBHOOK_THREADS = env_number("WEBHOOK_THREADS", 8)  # deliveries in the web process, without a broker
+WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float)
+if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
+    raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 
 
 def cache_config(redis_url: str) -> dict:
@@ -219,6 +259,18 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG
+
+# Stored files in an S3-compatible bucket (attachments/storage.py), configured by django-storages' usual
+# variables; unset, they stay under MEDIA_ROOT. Credentials left unset come from boto3's own chain.
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = {"BACKEND": "attachments.storage.BucketStorage"}
+    AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+    AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME") or None
+    AWS_ACCESS_KEY_ID = os.environ.get("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
+    AWS_DEFAULT_ACL = None  # the bucket's own policy; objects are only ever read through the API
+    AWS_S3_FILE_OVERWRITE = True  # names are generated and unique: no existence check before each write
 
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
 # Larger bodies are refused with 413 before they are read (core/body_limit.py).
@@ -280,12 +332,37 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
     # Two fields named `type` (ticket, notification): each enumeration named for what it types.
     "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
-                            "NotificationTypeEnum": "notifications.models.NotificationType"},
+                            "NotificationTypeEnum": "notifications.models.NotificationType",
+                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus"},
 }
 
+# GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of
+# addresses or networks); with neither set it does not exist. PROMETHEUS_MULTIPROC_DIR (prometheus_client's
+# own variable; the Procfile's server sets one up) makes it one view across the worker processes.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+try:
+    METRICS_ALLOWED_IPS = [ipaddress.ip_network(item, strict=False) for item in env_list("METRICS_ALLOWED_IPS", [])]
+except ValueError as error:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+METRICS_ENABLED = bool(METRICS_TOKEN or METRICS_ALLOWED_IPS)
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR:  # any process that counts writes there (a management command before the server)
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
+
+# Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
+# per line, for log shippers.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT is text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": LOG_FILTERS,
+    "formatters": LOG_FORMATTERS,
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    # Not a line per webhook delivery received and done by a worker: its failures still log.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}, "celery.worker.strategy": {"level": "WARNING"}},
 }
+if LOG_FORMAT == "json":
+    logging.captureWarnings(True)  # Python's warnings too, as log lines rather than bare text on stderr

@@ -103,13 +103,18 @@ Read = tuple[PreparedRows, dict]
 
 def rows_together(*calls: Read) -> list[list[tuple]]:
     """The rows of each (prepared query, arguments): on PostgreSQL as prepared statements, all in one round
-    trip; elsewhere one query each."""
+    trip; elsewhere, or with prepared statements off (settings: DATABASE_PREPARED_STATEMENTS=0, behind a
+    pooler in transaction mode), one plain query each."""
     connection = connections[DEFAULT_DB_ALIAS]
     bound = [prepared._bound(arguments) for prepared, arguments in calls]
-    if connection.vendor == "postgresql":
+    if prepares_statements(connection):
         return _prepared_statements_rows(connection, bound)
     with connection.cursor() as cursor:
         return [_rows(cursor, compiled, params, connection) for compiled, params in bound]
+
+
+def prepares_statements(connection) -> bool:
+    return connection.vendor == "postgresql" and connection.settings_dict["OPTIONS"].get("prepare_threshold") is not None
 
 
 def _rows(cursor, compiled: _Compiled, params: list, connection) -> list[tuple]:

@@ -5,6 +5,8 @@ cycles while no other documentation write of the project can change them (the un
 on live slugs stay as the backstop). On SQLite the IMMEDIATE transactions serialize writes anyway.
 """
 
+from collections.abc import Callable
+
 from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
@@ -126,10 +128,13 @@ def create_article(*, project: Project, title: str, content: str, folder_id: int
 
 @transaction.atomic
 def update_article(*, article: Article, actor: User, title: str = UNCHANGED, content: str = UNCHANGED,
-                   folder_id: int | None = UNCHANGED) -> Article:
-    """Sets `updated_by` to the caller; a change of title or content keeps the previous pair as a version."""
+                   folder_id: int | None = UNCHANGED, precondition: Callable[[Article], None] | None = None) -> Article:
+    """Sets `updated_by` to the caller; a change of title or content keeps the previous pair as a version.
+    `precondition` is called with the locked article before anything is written, and refuses by raising."""
     Project.objects.lock(article.project_id)
     article = _relocked(Article, article)
+    if precondition is not None:
+        precondition(article)
     new_title = article.title if title is UNCHANGED else title
     new_content = article.content if content is UNCHANGED else content
     if (new_title, new_content) != (article.title, article.content):

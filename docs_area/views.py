@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from attachments.files import download_response
 from attachments.schema import download_responses
 from attachments.uploads import accepted_uploads
+from core.api.conditional import ETAG, IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, etag_of, precondition, with_etag
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
 from projects.models import Membership
@@ -133,16 +134,25 @@ class ArticleViewSet(DocsScopedViewSet):
             return None
         return selectors.article_in_project(project=self.project, article_id=self.kwargs["article_id"])
 
-    @extend_schema(responses={200: ArticleDetailPageOutput, **READ_ERRORS})
-    def retrieve(self, request, project_id, article_id):
-        """Get an article."""
-        article = self.object
-        return Response(ArticleDetailPageOutput({
-            "success": True, "role": self.membership.role, "current_user_id": request.user.pk, "article": article,
+    def article_page(self, article) -> dict:
+        """The article as its GET shows it to the caller."""
+        return ArticleDetailPageOutput({
+            "success": True, "role": self.membership.role, "current_user_id": self.request.user.pk,
+            "article": article,
             "breadcrumbs": selectors.breadcrumbs(project_id=article.project_id, folder_id=article.folder_id),
             "attachments": selectors.article_attachments(article=article),
             "comments": selectors.article_comments(article=article),
-        }).data)
+        }).data
+
+    def page_etag(self, article) -> str:
+        return etag_of(self.article_page(article))
+
+    @extend_schema(parameters=[IF_NONE_MATCH, ETAG],
+                   responses={200: ArticleDetailPageOutput, **NOT_MODIFIED, **READ_ERRORS})
+    def retrieve(self, request, project_id, article_id):
+        """Get an article."""
+        page = self.article_page(self.object)
+        return with_etag(request, page, etag_of(page))
 
     @extend_schema(request=CreateArticleInput, responses={201: ARTICLE, **WRITE_ERRORS})
     def create(self, request, project_id):
@@ -154,12 +164,15 @@ class ArticleViewSet(DocsScopedViewSet):
     @extend_schema(description="Send only what changes; `folder_id` null moves the article to the root. The caller "
                                "becomes `updated_by`; a change of title or content keeps the previous pair as a "
                                "version.",
-                   request=UpdateArticleInput, responses={200: ARTICLE, **WRITE_ERRORS})
+                   parameters=[IF_MATCH, ETAG], request=UpdateArticleInput,
+                   responses={200: ARTICLE, **WRITE_ERRORS, **error_responses(412)})
     def update(self, request, project_id, article_id):
         """Update an article."""
         data = validated(UpdateArticleInput, request.data)
-        article = services.update_article(article=self.object, actor=request.user, **data)
-        return Response({"success": True, "article": ArticleOutput(article).data})
+        article = services.update_article(article=self.object, actor=request.user,
+                                          precondition=precondition(request, self.page_etag), **data)
+        return Response({"success": True, "article": ArticleOutput(article).data},
+                        headers={"ETag": self.page_etag(article)})
 
     @extend_schema(request=None, responses={200: SUCCESS, **WRITE_ERRORS})
     def destroy(self, request, project_id, article_id):

@@ -9,6 +9,8 @@ class NotificationConsumer(AuthenticatedSocketConsumer):
     """Behind accounts.websocket's middleware: `scope["user"]` is authenticated. Everyone has a stream
     of their own, so there is nothing more to check at the handshake."""
 
+    kind = "notifications"
+
     async def connect(self):
         group = notification_group(self.user.pk)
         self.groups.append(group)  # left again on disconnect

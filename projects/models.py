@@ -22,19 +22,24 @@ class ProjectQuerySet(models.QuerySet):
         self.select_for_update(no_key=True).filter(pk=project_id).values_list("pk").get()
 
     def advance_counters(self, project_id: int, **steps: int) -> dict[str, int]:
-        """Add each step to its counter of the project and answer the new values, in one statement.
+        """Add each step to its counter of the project and answer the new values, in one statement, with
+        `has_active_webhooks` as the same statement reads it.
 
         The UPDATE holds the project row until the surrounding transaction ends: concurrent writers
-        queue on it, so what they take is consecutive and follows commit order.
+        queue on it, so what they take is consecutive and follows commit order. The flag rides along
+        because whoever numbers events needs it (events.publish): read under this lock, it agrees with
+        the webhooks a write's events go to, at no extra round trip.
         """
         quote = connection.ops.quote_name
         table = quote(self.model._meta.db_table)
         columns = [quote(self.model._meta.get_field(counter).column) for counter in steps]
         assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
+        returning = ", ".join([*columns, quote(self.model._meta.get_field("has_active_webhooks").column)])
         with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET {assignments} WHERE id = %s RETURNING {', '.join(columns)}",
+            cursor.execute(f"UPDATE {table} SET {assignments} WHERE id = %s RETURNING {returning}",
                            [*steps.values(), project_id])
-            return dict(zip(steps, cursor.fetchone(), strict=True))
+            *values, has_active_webhooks = cursor.fetchone()
+            return {**dict(zip(steps, values, strict=True)), "has_active_webhooks": bool(has_active_webhooks)}
 
 
 class Project(models.Model):
@@ -48,6 +53,10 @@ class Project(models.Model):
     last_ticket_number = models.PositiveIntegerField(default=0, editable=False)
     # The `seq` of the last real-time board frame, so viewers can tell when they missed one.
     board_seq = models.PositiveBigIntegerField(default=0, editable=False)
+    # Whether any of the project's webhooks is active: kept by webhooks.services under this row's lock
+    # (recomputed from the webhooks, never counted up or down), read by every numbering of events
+    # (advance_counters), so a project without webhooks pays nothing for them.
+    has_active_webhooks = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
 

@@ -8,12 +8,24 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import connection
 
 from accounts.services import issue_token
+from core.queries import prepares_statements
 from projects.roles import Role
 
 from .factories import MembershipFactory, ProjectFactory, UserFactory
+from .s3 import MotoServer
 from .schema import SchemaCheckedClient
 
 ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGER]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Behind PgBouncer (DATABASE_PREPARED_STATEMENTS=0) the tests of what it hides are skipped: .ci/run runs
+    them against PostgreSQL itself."""
+    if connection.vendor == "postgresql" and not prepares_statements(connection):
+        skip = pytest.mark.skip(reason="needs PostgreSQL itself, not PgBouncer (DATABASE_PREPARED_STATEMENTS=0)")
+        for item in items:
+            if "direct_postgres" in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +43,22 @@ def _test_server(settings):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """moto's standalone S3 server on a free loopback port, for the whole run (tests/s3.py)."""
+    with MotoServer() as server:
+        yield server
+
+
+@pytest.fixture
+def bucket(s3_server, settings):
+    """A new bucket on that server, holding every stored file of the test (settings as AWS_* would set them)."""
+    bucket = s3_server.new_bucket()
+    for name, value in bucket.settings().items():
+        setattr(settings, name, {**settings.STORAGES, **value} if name == "STORAGES" else value)
+    return bucket
 
 
 @pytest.fixture

@@ -43,6 +43,12 @@ def check_media_type(request, response) -> None:
         f"{request.method} {request.path} → {response.status_code} {media_type} is not declared: {declared}")
 
 
+def check_not_modified_is_declared(request) -> None:
+    """A 304 has no body: only its status must be in the reference."""
+    operation = schema()["paths"][AnsweredRequest(request).path_pattern][request.method.lower()]
+    assert "304" in operation["responses"], f"{request.method} {request.path} → 304 is not declared"
+
+
 def check_against_schema(response) -> None:
     request = response.wsgi_request
     if request.resolver_match is None or response.status_code == 400 and not is_readable(request):
@@ -51,6 +57,8 @@ def check_against_schema(response) -> None:
         return
     if response.status_code >= 500:
         return  # a real server error fails its own test
+    if response.status_code == 304:
+        return check_not_modified_is_declared(request)
     if response.streaming or not response["Content-Type"].startswith("application/json"):
         return check_media_type(request, response)
     try:

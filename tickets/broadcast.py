@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from accounts.models import User
 from core.events import Event
-from events.publish import announce, board_group
+from events.publish import Numbers, announce, board_group
 from projects.models import Project, Tag
 from projects.serializers import TagOutput
 
@@ -31,12 +31,13 @@ def announce_tickets(event: Event, *, project: Project, tickets: Sequence[Ticket
     announce(project_id=project.pk, frames=frames, actor=actor)
 
 
-def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User, seq: int) -> None:
+def announce_created(*, ticket: Ticket, tags: Sequence[Tag], checklist_total: int, actor: User,
+                     numbers: Numbers) -> None:
     """The frame of a ticket just created, shaped from what its creation wrote (nothing read back while
-    the project row is locked), numbered `seq` (taken with the ticket's number)."""
+    the project row is locked), numbered by `numbers` (taken with the ticket's number)."""
     [shape] = ticket_shapes(selectors.new_ticket_rows(ticket=ticket, tags=tags, checklist_total=checklist_total))
     announce(project_id=ticket.project_id, frames=[{"event": Event.TICKET_CREATED, "ticket": shape}], actor=actor,
-             first_seq=seq)
+             numbers=numbers)
 
 
 def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: list[int], actor: User) -> None:

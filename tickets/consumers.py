@@ -18,6 +18,8 @@ def is_member(project_id: int, user_id: int) -> bool:
 class BoardConsumer(AuthenticatedSocketConsumer):
     """Behind accounts.websocket's middleware: `scope["user"]` is authenticated."""
 
+    kind = "board"
+
     def access_groups(self) -> list[str]:
         return [*super().access_groups(), member_group(self.project_id, self.user.pk)]
 

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from core.markdown import render_markdown
 from projects import selectors as project_selectors
 
-from .board import board_payload
+from .board import board_head, board_payload
 from .models import Ticket
 
 
@@ -26,7 +26,7 @@ def board(request, project_id: int):
         "project": membership.project,
         "role": membership.role,
         "statuses": project_selectors.project_statuses(project=membership.project).filter(hidden=False),
-        "board": board_payload(membership=membership),
+        "board": board_payload(board_head(membership=membership)),
     })
 
 

@@ -243,6 +243,12 @@ def ticket_reads(*, project_id: int, number: int, parts: bool) -> list[Read]:
     return [_live_ticket_by_number.call(**key), *([(_part_rows, key)] if parts else [])]
 
 
+def ticket_parts(*, ticket: Ticket) -> dict[str, list[dict]]:
+    """The parts of the ticket's detail (DETAIL_PARTS), read now."""
+    [row] = _part_rows(project=ticket.project_id, number=ticket.number)
+    return dict(zip(DETAIL_PARTS, map(orjson.loads, row), strict=True))
+
+
 def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
     """The TicketScope of the rows of ticket_reads(), in a project the caller is a member of: the view
     looks at them only once the membership is found."""

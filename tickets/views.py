@@ -9,6 +9,16 @@ from rest_framework.response import Response
 from attachments.files import download_response
 from attachments.schema import download_responses
 from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
+from core.api.conditional import (
+    ETAG,
+    IF_MATCH,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    etag_of,
+    not_modified,
+    precondition,
+    with_etag,
+)
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
 from core.queries import Read
@@ -20,7 +30,7 @@ from projects.serializers import CreateTagInput, MemberOutput, TagOutput
 from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
-from .board import board_payload
+from .board import board_head, board_payload
 from .filters import TicketPageInput, ticket_list_query
 from .models import Attachment, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_LIMIT, TOTAL_CAP, search_tickets
@@ -87,6 +97,11 @@ TICKET_FILTER_PARAMETERS = [
 ]
 
 
+def detail_etag(ticket: Ticket) -> str:
+    """The ETag of the ticket's detail as a GET would answer it now (its shape, read afresh)."""
+    return etag_of(ticket_detail_shape(ticket, selectors.ticket_parts(ticket=ticket)))
+
+
 def page_url(request, cursor: str) -> str:
     """This request's URL with the next page's cursor."""
     params = request.query_params.copy()
@@ -145,10 +160,12 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
         ticket = services.create_ticket(project=self.project, actor=request.user, **data)
         return Response({"ticket_ref": ticket.prefix_ref}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(responses={200: BOARD_RESPONSE, **error_responses(401, 404)})
+    @extend_schema(parameters=[IF_NONE_MATCH, ETAG],
+                   responses={200: BOARD_RESPONSE, **NOT_MODIFIED, **error_responses(401, 404)})
     def board(self, request, project_id):
         """Get the kanban board."""
-        return Response(board_payload(membership=self.membership))
+        head = board_head(membership=self.membership)
+        return not_modified(request, head.etag) or Response(board_payload(head), headers={"ETag": head.etag})
 
     @extend_schema(responses={200: envelope("ProjectStats", open_tickets=serializers.IntegerField()),
                               **error_responses(401, 404)})
@@ -200,27 +217,33 @@ class TicketViewSet(ProjectScopedViewSet):
     def ticket(self) -> Ticket:
         return self.object
 
-    @extend_schema(responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()),
+    @extend_schema(parameters=[IF_NONE_MATCH, ETAG],
+                   responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()), **NOT_MODIFIED,
                               **error_responses(401, 404)})
     def retrieve(self, request, project_id, number):
         """Get a ticket."""
-        return Response({"ticket": ticket_detail_shape(self.ticket, self.scope.parts)})
+        shape = ticket_detail_shape(self.ticket, self.scope.parts)
+        return with_etag(request, {"ticket": shape}, etag_of(shape))
 
-    @extend_schema(request=UpdateTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+    @extend_schema(parameters=[IF_MATCH, ETAG], request=UpdateTicketInput,
+                   responses={200: OK, **error_responses(401, 403, 404, 412, 422)})
     def update(self, request, project_id, number):
         """Update a ticket."""
         changes = validated(UpdateTicketInput, request.data, project=self.project)
-        services.update_ticket(ticket=self.ticket, actor=request.user, **changes)
-        return Response({"ok": True})
+        ticket = services.update_ticket(ticket=self.ticket, actor=request.user,
+                                        precondition=precondition(request, detail_etag), **changes)
+        return Response({"ok": True}, headers={"ETag": detail_etag(ticket)})
 
     @extend_schema(description="To the end of the status's column, or right before `before_id` / after `after_id` "
                                "(a ticket of that column): the same status with one of them reorders the column.",
-                   request=MoveTicketInput, responses={200: OK, **error_responses(401, 403, 404, 422)})
+                   parameters=[IF_MATCH, ETAG], request=MoveTicketInput,
+                   responses={200: OK, **error_responses(401, 403, 404, 412, 422)})
     def move(self, request, project_id, number):
         """Move a ticket to a status."""
         data = validated(MoveTicketInput, request.data, project=self.project)
-        services.move_ticket(ticket=self.ticket, actor=request.user, **data)
-        return Response({"ok": True})
+        ticket = services.move_ticket(ticket=self.ticket, actor=request.user,
+                                      precondition=precondition(request, detail_etag), **data)
+        return Response({"ok": True}, headers={"ETag": detail_etag(ticket)})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def archive(self, request, project_id, number):

@@ -44,3 +44,25 @@ class ObjectIdConverter:
 # Registered where the converter is defined, so every URL module that imports it (pages, API,
 # websocket routes, which load before the root URLconf) can use `<id:...>`.
 register_converter(ObjectIdConverter, "id")
+
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take 12 or 1.5 and store their text."""
+
+    default_error_messages = {"invalid": "must be a string"}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false, and only those: DRF's BooleanField would also take "yes", "0" or 1."""
+
+    default_error_messages = {"invalid": "must be true or false"}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

@@ -19,6 +19,7 @@ ERROR_MEANINGS = {
     403: "Your role in the project is too low for this action",
     404: "Not found, or not reachable with this token",
     413: "The request body is larger than any legal request",
+    412: "The resource changed since the ETag sent in `If-Match`: nothing was changed",
     415: "The body is not of a media type this operation accepts",
     422: "Validation failed; `error` names the offending field",
     429: "Too many requests: wait as long as `Retry-After` says",
@@ -38,6 +39,7 @@ AREAS = [
     (r"/reactions/|/comments$", "comments"),
     (r"/tags\b", "tags"),
     (r"/events\b", "events"),
+    (r"/webhooks\b", "webhooks"),
     (r"/tickets|/archived-tickets", "tickets"),
     (r"", "projects"),
 ]

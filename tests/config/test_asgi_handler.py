@@ -14,8 +14,8 @@ from config.asgi import application
 from projects.views import ProjectCollectionViewSet
 
 
-async def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[dict, bytes]:
-    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
+async def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = (), method: str = "GET") -> tuple[dict, bytes]:
+    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
              "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
              "client": ("127.0.0.1", 40000), "server": ("testserver", 443)}
     requests = [{"type": "http.request", "body": b"", "more_body": False}]

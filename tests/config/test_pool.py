@@ -5,6 +5,7 @@ import pytest
 from django.db import connection
 
 
+@pytest.mark.direct_postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the pool: PostgreSQL")
 @pytest.mark.django_db
 def test_connections_the_server_dropped_while_they_waited_never_reach_a_request():

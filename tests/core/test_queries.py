@@ -126,6 +126,7 @@ def test_rows_together_are_each_query_s_rows(project, django_assert_num_queries)
     assert found == [[(ticket.number,)], [(True,)], []]
 
 
+@pytest.mark.direct_postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements and pipelines: PostgreSQL")
 def test_on_postgresql_they_are_prepared_statements_sent_in_one_round_trip(project, pipelines):
     ticket = TicketFactory(project=project)

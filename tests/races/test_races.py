@@ -15,6 +15,7 @@ from tests.factories import StatusFactory, TicketFactory
 from tests.realtime.servers import ApiClient, served_database_url
 from tests.security.procfile import ProcfileServer
 from tickets.models import Ticket
+from tickets.services.positions import GAP
 from timetracking.models import TimeEntry, TimerState
 
 pytestmark = [
@@ -148,7 +149,7 @@ def test_concurrent_sorts_and_moves_keep_a_column_in_order(server, project, mana
     for column in (left, right):
         orders = list(Ticket.objects.filter(status=column).values_list("sort_order", flat=True))
         assert len(orders) == len(set(orders)), f"{column.slug}: duplicate sort_order {sorted(orders)}"
-    # Whatever the storm left, the column sorts back into the positions 0..n-1.
+    # Whatever the storm left, the column sorts back into positions GAP apart, in the order it was given.
     in_order = list(Ticket.objects.filter(status=left).order_by("sort_order").values_list("id", flat=True))
     client = ApiClient(server.url, issue_token(user=manager)[1])
     try:
@@ -157,4 +158,4 @@ def test_concurrent_sorts_and_moves_keep_a_column_in_order(server, project, mana
     finally:
         client.close()
     assert list(Ticket.objects.filter(status=left).order_by("sort_order").values_list("sort_order", flat=True)) == (
-        list(range(len(in_order))))
+        [index * GAP for index in range(len(in_order))])

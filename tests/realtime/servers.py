@@ -28,6 +28,27 @@ def served_database_url(**options: str) -> str:
     return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}{query}"
 
 
+def listening(process: subprocess.Popen, port: int, seconds: float = STARTUP_SECONDS) -> bool:
+    """Whether `process` listens on 127.0.0.1:`port` within `seconds` (False as soon as it exits)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -53,12 +74,7 @@ class DaphneServer:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
         self.log.close()
 
     @property
@@ -66,17 +82,9 @@ class DaphneServer:
         return self.process.pid
 
     def _wait_until_listening(self) -> None:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"daphne exited with {self.process.returncode}:\n{self.output()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError(f"daphne did not listen within {STARTUP_SECONDS} s:\n{self.output()}")
+        if not listening(self.process, self.port):
+            self.__exit__()
+            raise RuntimeError(f"the server did not listen within {STARTUP_SECONDS} s:\n{self.output()}")
 
     def output(self) -> str:
         self.log.seek(0)

@@ -84,6 +84,7 @@ class ServerConnections(threading.Thread):
             connections["default"].close()
 
 
+@pytest.mark.direct_postgres  # counts the servers' connections: behind PgBouncer they are its own
 def test_concurrent_reads_and_writes_get_no_5xx_and_stay_within_the_pool(project, manager):
     token = issue_token(user=manager)[1]
 

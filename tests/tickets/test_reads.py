@@ -148,6 +148,7 @@ class TestDetail:
                                             f"/api/v1/projects/{10**9}/tickets/{ticket.number}")]
         assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
 
+    @pytest.mark.direct_postgres
     @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")
     def test_membership_ticket_and_parts_come_in_one_round_trip(self, client_for, project, editor, pipelines,
                                                                       django_assert_num_queries):

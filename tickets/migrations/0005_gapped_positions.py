@@ -36,8 +36,4 @@ class Migration(migrations.Migration):
             field=models.BigIntegerField(default=0),
         ),
         migrations.RunPython(space_out, close_up),
-        migrations.AddIndex(
-            model_name='ticket',
-            index=models.Index(condition=models.Q(('archived_at__isnull', True), ('deleted_at__isnull', True)), fields=['status', 'sort_order', 'id'], name='ticket_column_idx'),
-        ),
     ]

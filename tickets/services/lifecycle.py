@@ -1,5 +1,6 @@
 """A ticket's life: created, updated, moved, archived and back, deleted and restored, assigned, sorted."""
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
@@ -11,6 +12,7 @@ from core.errors import RuleViolation
 from core.events import Action, Event
 from core.queries import PreparedLookup
 from core.rows import UNCHANGED
+from events.publish import Numbers
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
@@ -20,7 +22,7 @@ from . import positions
 from .locking import locked_ticket, writable_ticket
 
 
-def take_number_and_seq(*, project: Project) -> tuple[int, int]:
+def take_number_and_seq(*, project: Project) -> tuple[int, Numbers]:
     """Hand out the project's next ticket number and the seq of the frame that announces the ticket.
 
     The one UPDATE locks the project row until the surrounding transaction ends, so concurrent
@@ -30,7 +32,7 @@ def take_number_and_seq(*, project: Project) -> tuple[int, int]:
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
     counters = Project.objects.advance_counters(project.pk, last_ticket_number=1, board_seq=1)
-    return counters["last_ticket_number"], counters["board_seq"]
+    return counters["last_ticket_number"], Numbers.of(counters)
 
 
 def end_of_locked_column(*, project_id: int, status: Status) -> int:
@@ -80,7 +82,7 @@ def create_ticket(
     checklist: list[str] = (), tags: list[Tag] = (),
 ) -> Ticket:
     status = status or first_status(project)  # read before the project row is locked: it queues creations
-    number, seq = take_number_and_seq(project=project)
+    number, numbers = take_number_and_seq(project=project)
     ticket = Ticket(
         project=project, number=number, title=title, description=description, type=type, priority=priority,
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
@@ -102,7 +104,8 @@ def create_ticket(
     if checklist:
         changes["checklist"] = {"old": [], "new": list(checklist)}
     history.record(ticket=ticket, actor=actor, action=Action.CREATED, changes=changes)
-    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor, seq=seq)
+    broadcast.announce_created(ticket=ticket, tags=tags, checklist_total=len(checklist), actor=actor,
+                               numbers=numbers)
     return ticket
 
 
@@ -110,9 +113,11 @@ def create_ticket(
 def update_ticket(
     *, ticket: Ticket, actor: User, title=UNCHANGED, description=UNCHANGED, type=UNCHANGED, priority=UNCHANGED,
     deadline=UNCHANGED, story_points=UNCHANGED, estimated_hours=UNCHANGED, tags=UNCHANGED,
+    precondition: Callable[[Ticket], None] | None = None,
 ) -> Ticket:
-    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags."""
-    ticket = writable_ticket(ticket)
+    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags. `precondition`
+    is called with the locked ticket before anything is written, and refuses the write by raising."""
+    ticket = writable_ticket(ticket, precondition)
     fields = {field: value for field, value in {
         "title": title, "description": description, "type": type, "priority": priority, "deadline": deadline,
         "story_points": story_points, "estimated_hours": estimated_hours}.items() if value is not UNCHANGED}
@@ -136,11 +141,11 @@ def update_ticket(
 
 @transaction.atomic
 def move_ticket(*, ticket: Ticket, status: Status, actor: User, before_id: int | None = None,
-                after_id: int | None = None) -> Ticket:
+                after_id: int | None = None, precondition: Callable[[Ticket], None] | None = None) -> Ticket:
     """To the end of the column `status`, or right before the ticket `before_id` (after `after_id`) of it:
     a move within the column reorders it. Its frame says which ticket it now stands before (`before_id`,
-    null at the end), so that viewers place it where it landed."""
-    ticket = writable_ticket(ticket)
+    null at the end), so that viewers place it where it landed. `precondition`: as for update_ticket."""
+    ticket = writable_ticket(ticket, precondition)
     from_status = ticket.status
     relative = before_id is not None or after_id is not None
     if from_status == status and not relative:

@@ -1,5 +1,7 @@
 """How a write gets hold of its ticket: read once more, under its row lock, refused if archived."""
 
+from collections.abc import Callable
+
 from core.errors import RuleViolation
 from core.rows import locked
 from tickets.models import Ticket
@@ -16,9 +18,12 @@ def locked_ticket(ticket: Ticket) -> Ticket:
     return fresh
 
 
-def writable_ticket(ticket: Ticket) -> Ticket:
-    """Locked, and not archived (archived tickets can be read, unarchived and deleted, nothing else)."""
+def writable_ticket(ticket: Ticket, precondition: Callable[[Ticket], None] | None = None) -> Ticket:
+    """Locked, and not archived (archived tickets can be read, unarchived and deleted, nothing else); then the
+    caller's `precondition`, if any, judges the locked ticket (an If-Match), before anything is written."""
     ticket = locked_ticket(ticket)
+    if precondition is not None:
+        precondition(ticket)
     if ticket.archived_at is not None:
         raise RuleViolation("ticket is archived: unarchive it first")
     return ticket

@@ -12,7 +12,13 @@ class Migration(migrations.Migration):
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
+    # In a migration of their own: PostgreSQL builds no index in the transaction that rewrote the positions
+    # (its deferred foreign-key checks are still pending there).
     operations = [
+        migrations.AddIndex(
+            model_name='ticket',
+            index=models.Index(condition=models.Q(('archived_at__isnull', True), ('deleted_at__isnull', True)), fields=['status', 'sort_order', 'id'], name='ticket_column_idx'),
+        ),
         migrations.AddIndex(
             model_name='ticket',
             index=models.Index(condition=models.Q(('archived_at__isnull', True), ('deleted_at__isnull', True)), fields=['project', 'sort_order', 'id'], name='ticket_list_idx'),

@@ -1,0 +1,128 @@
+"""Where stored files live: MEDIA_ROOT on the local disk, or an S3-compatible bucket when
+AWS_STORAGE_BUCKET_NAME is set (decisions.md, "Storage on S3-compatible servers"; config/settings.py).
+
+Everything goes through Django's storage API. Two things it does not do well enough are done here:
+reading a file as a stream (django-storages' S3 file downloads the whole object into memory before its
+first read), and carrying every stored file in and out of a backup.
+"""
+
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from boto3.s3.transfer import TransferConfig
+from django.apps import apps
+from django.core.files import File
+from django.core.files.storage import default_storage
+from storages.backends.s3 import S3File, S3Storage
+
+from .models import StoredFile
+
+CHUNK_SIZE = 64 * 1024
+SINGLE_PUT_MAX_SIZE = 64 * 1024 * 1024
+
+
+class BucketStorage(S3Storage):
+    """django-storages' S3 backend with one S3 client per process.
+
+    The backend keeps a connection (a boto3 resource, its client and that client's pool of HTTP
+    connections) per thread, and every request of ours runs in a thread of its own: each would build a
+    session (about 80 ms of CPU) and open new connections to the bucket. Here the client, which boto3
+    makes safe to share between threads, is built once; each thread gets a resource of its own around it.
+    """
+
+    def get_default_settings(self) -> dict:
+        defaults = super().get_default_settings()
+        # A multipart upload reads each part into memory, several at once (two copies of a 9.5 MB file:
+        # about 70 MiB of peak memory for an upload request of 16); a single PUT streams the file from the
+        # upload's temporary file. Every stored file fits one PUT (at most MAX_FILE_SIZE).
+        defaults["transfer_config"] = defaults["transfer_config"] or TransferConfig(
+            multipart_threshold=SINGLE_PUT_MAX_SIZE, use_threads=defaults["use_threads"])
+        return defaults
+
+    def __init__(self, **settings):
+        super().__init__(**settings)
+        self._shared_lock = threading.Lock()
+        self._shared = None
+
+    @property
+    def connection(self):
+        connection = getattr(self._connections, "connection", None)
+        if connection is None:
+            with self._shared_lock:
+                if self._shared is None:
+                    self._shared = super().connection  # built by the backend, with every setting of ours
+            connection = self._connections.connection = type(self._shared)(client=self._shared.meta.client)
+        return connection
+
+
+class Stream:
+    """A stored file open for reading in chunks, with its size: `read(n)` and `close()`."""
+
+    def __init__(self, raw, size: int):
+        self.raw, self.size = raw, size
+
+    def read(self, size: int = CHUNK_SIZE) -> bytes:
+        return self.raw.read(size)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def open_stream(name: str, storage=None) -> Stream:
+    """The stored file `name`, read from where it lives as it is consumed (FileNotFoundError if absent)."""
+    storage = storage or default_storage
+    opened = storage.open(name, "rb")
+    if isinstance(opened, S3File):
+        # The object's body as the bucket sends it, rather than the whole object fetched before the first read.
+        answer = opened.obj.get()
+        return Stream(answer["Body"], answer["ContentLength"])
+    return Stream(opened, opened.size)
+
+
+def chunks_of(name: str, storage=None) -> Iterator[bytes]:
+    stream = open_stream(name, storage)
+    try:
+        while chunk := stream.read(CHUNK_SIZE):
+            yield chunk
+    finally:
+        stream.close()
+
+
+def stored_names() -> Iterator[str]:
+    """The names of every stored file the database refers to, whatever model keeps it."""
+    for model in apps.get_models():
+        if issubclass(model, StoredFile):
+            yield from model._base_manager.order_by("pk").values_list("file", flat=True).iterator()
+
+
+def export_files(names: Iterable[str], directory: Path) -> list[str]:
+    """Copies each stored file to `directory`/name, in chunks; the names of those that were not there."""
+    missing = []
+    for name in names:
+        target = directory / PurePosixPath(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with target.open("wb") as copy:
+                for chunk in chunks_of(name):
+                    copy.write(chunk)
+        except FileNotFoundError:
+            target.unlink(missing_ok=True)
+            missing.append(name)
+    return missing
+
+
+def import_files(directory: Path) -> int:
+    """Stores every file under `directory` under its relative name (export_files' layout), unless a file of
+    that name is stored already; how many were stored."""
+    stored = 0
+    for path in sorted(directory.rglob("*")):
+        name = path.relative_to(directory).as_posix()
+        if not path.is_file() or default_storage.exists(name):
+            continue
+        with path.open("rb") as content:
+            saved = default_storage.save(name, File(content, name))
+        if saved != name:
+            raise RuntimeError(f"{name} was stored as {saved}")
+        stored += 1
+    return stored

@@ -1,0 +1,29 @@
+"""The Celery application of the `worker:` process (Procfile): webhook deliveries and the periodic sweep.
+
+Configured from the Django settings named CELERY_*; the tasks are the apps' `shared_task`s, found in
+each app's tasks.py. Imported by config/__init__.py, so that a web process sending a task uses this
+application (its broker) too.
+"""
+
+import os
+
+from celery import Celery
+from celery.signals import worker_init
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("tracker")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@worker_init.connect
+def commit_without_waiting_for_the_disk(**_) -> None:
+    """The worker's PostgreSQL sessions commit without waiting for their WAL to reach the disk. All it writes
+    (claims, outcomes, the sweep's hand-outs) is safe to lose in a crash of PostgreSQL: at worst a message is
+    sent once more, at least once as promised. Two disk flushes per attempt would otherwise bound its pace."""
+    from django.conf import settings
+
+    for database in settings.DATABASES.values():
+        if database["ENGINE"] == "config.postgresql":
+            database["OPTIONS"] = {**database.get("OPTIONS", {}), "options": "-c synchronous_commit=off"}

@@ -1,0 +1,141 @@
+"""Receivers of webhook deliveries for the tests: threaded HTTP servers on 127.0.0.1 that record what
+they receive and answer as the test says."""
+
+import http.server
+import json
+import select
+import socket
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+
+import standardwebhooks
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+
+    @property
+    def message_id(self) -> str:
+        return self.headers["webhook-id"]
+
+    def frame(self) -> dict:
+        return json.loads(self.body)
+
+    def verified(self, secret: str) -> dict:
+        """The body, once its signature checks out with `secret` (standardwebhooks raises otherwise)."""
+        return standardwebhooks.Webhook(secret).verify(self.body, self.headers)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int = 200
+    body: bytes = b"ok"
+    headers: tuple[tuple[str, str], ...] = ()
+    hang: bool = False  # read the request, then never answer (until the receiver closes)
+    drip_seconds: float = 0  # send the body one byte at a time, this long apart
+
+
+class Receiver:
+    """`with Receiver() as receiver:` listens on `receiver.url` until the block ends. `answers` are used in
+    turn, the last one for every request after them."""
+
+    def __init__(self, *answers: Answer, tls: ssl.SSLContext | None = None):
+        self.answers = list(answers) or [Answer()]
+        self.received: list[Received] = []
+        self.hanging = self.most_hanging = 0  # requests held without an answer, now and at most at once
+        self.changed = threading.Condition()
+        self.closing = threading.Event()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        self.server_names: list[str | None] = []  # the TLS server name each client asked for
+        if tls is not None:
+            tls.sni_callback = lambda _socket, name, _context: self.server_names.append(name)
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            self.url = self.url.replace("http://", "https://")
+
+    def __enter__(self) -> "Receiver":
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.closing.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def wait_for(self, count: int, timeout: float = 10) -> list[Received]:
+        """The first `count` requests, once they have all arrived (AssertionError after `timeout`)."""
+        self.wait_until(lambda received: len(received) >= count, timeout,
+                        lambda: f"{len(self.received)} of {count} deliveries arrived within {timeout} s")
+        return list(self.received[:count])
+
+    def wait_until(self, condition, timeout: float, failure=lambda: "not within the time") -> None:
+        """Until `condition(requests received so far)` holds (AssertionError with `failure()` after `timeout`)."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not condition(self.received):
+                left = deadline - time.monotonic()
+                assert left > 0, failure()
+                self.changed.wait(left)
+
+    def _hang(self, connection: socket.socket) -> None:
+        """Answer nothing until the sender hangs up (or the receiver closes)."""
+        with self.changed:
+            self.hanging += 1
+            self.most_hanging = max(self.most_hanging, self.hanging)
+        while not self.closing.wait(0.05):
+            if select.select([connection], [], [], 0)[0] and not connection.recv(1, socket.MSG_PEEK):
+                break
+        with self.changed:
+            self.hanging -= 1
+
+    def _answer_for(self, index: int) -> Answer:
+        return self.answers[min(index, len(self.answers) - 1)]
+
+    def _handler(self):
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.changed:
+                    index = len(receiver.received)
+                    receiver.received.append(Received(
+                        self.path, {name.lower(): value for name, value in self.headers.items()}, body))
+                    receiver.changed.notify_all()
+                answer = receiver._answer_for(index)
+                if answer.hang:
+                    receiver._hang(self.connection)
+                    return
+                try:
+                    self._send(answer)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the sender read what it keeps and hung up
+
+            def _send(self, answer: Answer):
+                self.send_response(answer.status)
+                for name, value in answer.headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if not answer.drip_seconds:
+                    self.wfile.write(answer.body)
+                    return
+                for byte in answer.body:
+                    if receiver.closing.wait(answer.drip_seconds):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+
+            def log_message(self, format, *args):
+                pass
+
+        return Handler

@@ -1,0 +1,98 @@
+"""`make run` alone delivers: without a broker the web process sends deliveries on its own threads, after
+the commit and off the request path, so a receiver that never answers holds up no request and no other
+endpoint. A real server (daphne, as `make run` starts it) on a SQLite file, as `make run` uses."""
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.realtime.servers import ROOT, ApiClient, DaphneServer
+
+from .receivers import Answer, Receiver
+
+
+def wait_until(condition, timeout: float):
+    deadline = time.monotonic() + timeout
+    while not (result := condition()):
+        assert time.monotonic() < deadline, f"not within {timeout} s"
+        time.sleep(0.05)
+    return result
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    database = tmp_path_factory.mktemp("make-run") / "db.sqlite3"
+    env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "CELERY_BROKER_URL": "",
+           "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1", "WEBHOOK_TIMEOUT_SECONDS": "3",
+           "WEBHOOK_ENDPOINT_CONCURRENCY": "2", "WEBHOOK_RETRY_SCHEDULE": "0,0", "WEBHOOK_SWEEP_SECONDS": "0.2"}
+    with DaphneServer(env) as server:
+        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT, env=server.env, check=True,
+                       capture_output=True)
+        server.manage("createuser", "ada")
+        yield server
+
+
+@pytest.fixture
+def api(server):
+    client = ApiClient(server.url, server.manage("issuetoken", "ada"))
+    yield client
+    client.close()
+
+
+def new_project(api: ApiClient) -> int:
+    status, body = api.request("POST", "/api/v1/projects", {"name": "Hooks", "prefix": "HK"})
+    assert status == 201
+    return body["project"]["id"]
+
+
+def register(api: ApiClient, project_id: int, url: str) -> int:
+    status, body = api.request("POST", f"/api/v1/projects/{project_id}/webhooks", {"url": url})
+    assert status == 201, body
+    return body["webhook"]["id"]
+
+
+def deliveries(api: ApiClient, webhook_id: int) -> list[dict]:
+    return api.request("GET", f"/api/v1/webhooks/{webhook_id}/deliveries")[1]["deliveries"]
+
+
+def test_a_hung_receiver_delays_no_request_and_no_other_endpoint(api):
+    with Receiver(Answer(hang=True)) as hung, Receiver() as healthy:
+        project_id = new_project(api)
+        hung_id, healthy_id = register(api, project_id, hung.url), register(api, project_id, healthy.url)
+        api.request("POST", f"/api/v1/webhooks/{hung_id}/ping")
+        wait_until(lambda: any(d["error"] for d in deliveries(api, hung_id)), timeout=10)  # known to be failing
+
+        durations = []
+        for n in range(6):
+            started = time.monotonic()
+            status, _ = api.request("POST", f"/api/v1/projects/{project_id}/tickets", {"title": f"Ticket {n}"})
+            durations.append(time.monotonic() - started)
+            assert status == 201
+
+        # Every request answered at once; every message reached the healthy endpoint at once, while the other
+        # endpoint holds at most WEBHOOK_ENDPOINT_CONCURRENCY (2) attempts at a time.
+        assert max(durations) < 1.5, durations
+        titles = {received.frame()["ticket"]["title"] for received in healthy.wait_for(6, timeout=2.5)}
+        assert titles == {f"Ticket {n}" for n in range(6)}  # in any order: several threads send them
+        hung.wait_for(5, timeout=15)
+        assert hung.most_hanging == 2
+        # Its attempts end at the deadline, as failures to retry.
+        timed_out = [d for d in deliveries(api, hung_id) if d["error"]]
+        assert timed_out and all(d["error"] == "no complete answer within 3 s" and 3000 <= d["duration_ms"] < 4500
+                                 for d in timed_out), timed_out
+        assert [d["status"] for d in deliveries(api, healthy_id)] == ["delivered"] * 6
+
+
+def test_a_retry_is_sent_by_the_web_process_s_sweep(api):
+    with Receiver(Answer(status=502), Answer(status=200)) as endpoint:
+        webhook_id = register(api, new_project(api), endpoint.url)
+
+        status, body = api.request("POST", f"/api/v1/webhooks/{webhook_id}/ping")
+
+        assert status == 202
+        first, second = endpoint.wait_for(2, timeout=5)
+        assert first.message_id == second.message_id == body["delivery"]["message_id"]
+        wait_until(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)] == [("delivered", 2)],
+                   timeout=5)

@@ -1,0 +1,164 @@
+"""One HTTP exchange with a webhook's endpoint, within one deadline, reading no more than it keeps.
+
+The host is resolved and every address checked at each attempt (webhooks/addresses.py); the connection
+goes to a checked address, with the URL's host in the Host header and, for https, as the TLS server
+name whose certificate is verified. Redirects are answers like any other (never followed). Each socket
+operation may take only what is left of the deadline, so connecting, the TLS handshake, sending and
+reading together end within it, however slowly the other side drips its bytes.
+"""
+
+import codecs
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+
+import h11
+
+from .addresses import AddressRefused, IPAddress, Target, resolve, target_of
+
+RESPONSE_BODY_CHARS = 1024
+# Bytes of an answer's body read at most: 1,024 characters of UTF-8 fit in them. Its headers may take
+# up to HEADER_BYTES more; one receive reads at most RECEIVE_BYTES.
+BODY_BYTES = 4 * RESPONSE_BODY_CHARS
+HEADER_BYTES = 16 * 1024
+RECEIVE_BYTES = 4096
+USER_AGENT = "tracker-webhooks/1.0"
+
+
+class Failure(StrEnum):
+    """Why an exchange brought no answer."""
+
+    ADDRESS = "address"  # the URL or the address its host stands for is refused, or it does not resolve
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"  # refused, reset, closed early, not HTTP, TLS failed
+    SECRET = "secret"  # nothing was sent: the signing secret cannot be read with this DJANGO_SECRET_KEY
+
+
+@dataclass(frozen=True)
+class Exchange:
+    status: int | None  # the answer's status, None when there was none
+    body: str | None  # its first RESPONSE_BODY_CHARS characters
+    failure: Failure | None
+    error: str  # what went wrong, for people ("" when an answer came)
+    duration_ms: int
+
+
+class _Deadline:
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+
+    def left(self) -> float:
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+
+def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> Exchange:
+    """POST `body` to `url` with `headers` (and Content-Type: application/json); the answer or the failure."""
+    started = time.monotonic()
+    deadline = _Deadline(timeout)
+    answer = _Answer()
+    try:
+        target = target_of(url)
+        connection = _connect(target, resolve(target, deadline.left()), deadline)
+        try:
+            _exchange(connection, target, body, headers, deadline, answer)
+        except (TimeoutError, h11.RemoteProtocolError, OSError):
+            if answer.status is None:
+                raise  # else the status came in time, and the body's end is what failed: the answer stands
+        finally:
+            connection.close()
+    except AddressRefused as refused:
+        return _failed(Failure.ADDRESS, str(refused), started)
+    except TimeoutError:
+        return _failed(Failure.TIMEOUT, f"no complete answer within {timeout:g} s", started)
+    except ssl.SSLError as error:
+        return _failed(Failure.CONNECTION, f"TLS failed: {error.reason or error}", started)
+    except h11.RemoteProtocolError as error:
+        return _failed(Failure.CONNECTION, f"not a valid HTTP answer: {error}", started)
+    except OSError as error:
+        return _failed(Failure.CONNECTION, f"connection failed: {error.strerror or error}", started)
+    return Exchange(status=answer.status, body=answer.text(), failure=None, error="", duration_ms=_elapsed_ms(started))
+
+
+def unsent(failure: Failure, error: str) -> Exchange:
+    """The exchange that did not take place."""
+    return _failed(failure, error, time.monotonic())
+
+
+def _failed(failure: Failure, error: str, started: float) -> Exchange:
+    return Exchange(status=None, body=None, failure=failure, error=error[:300], duration_ms=_elapsed_ms(started))
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+@cache
+def _tls_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+def _connect(target: Target, addresses: list[IPAddress], deadline: _Deadline) -> socket.socket:
+    """A connection to the first checked address that answers, in TLS for https (with the URL's host as
+    the server name and the name the certificate must carry)."""
+    error: OSError = ConnectionError("no address to connect to")
+    for address in addresses:
+        try:
+            connection = socket.create_connection((str(address), target.port), timeout=deadline.left())
+            break
+        except OSError as failure:
+            error = failure
+    else:
+        raise error
+    if target.scheme == "https":
+        try:
+            connection.settimeout(deadline.left())
+            return _tls_context().wrap_socket(connection, server_hostname=target.host)
+        except BaseException:
+            connection.close()
+            raise
+    return connection
+
+
+class _Answer:
+    """What has arrived of the answer so far."""
+
+    def __init__(self):
+        self.status: int | None = None
+        self.body = bytearray()
+        self.complete = False
+
+    def text(self) -> str:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        # A character cut by the read limit is left out, not shown as a replacement.
+        return decoder.decode(bytes(self.body[:BODY_BYTES]), final=self.complete)[:RESPONSE_BODY_CHARS]
+
+
+def _exchange(connection: socket.socket, target: Target, body: bytes, headers: dict[str, str],
+              deadline: _Deadline, answer: _Answer) -> None:
+    http = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEADER_BYTES)
+    request = h11.Request(method="POST", target=target.path, headers=[
+        ("Host", target.host_header), ("User-Agent", USER_AGENT), ("Content-Type", "application/json"),
+        ("Content-Length", str(len(body))), ("Connection", "close"), *headers.items()])
+    connection.settimeout(deadline.left())
+    connection.sendall(http.send(request) + http.send(h11.Data(data=body)) + http.send(h11.EndOfMessage()))
+    while True:
+        event = http.next_event()
+        if event is h11.NEED_DATA:
+            connection.settimeout(deadline.left())
+            http.receive_data(connection.recv(RECEIVE_BYTES))
+        elif isinstance(event, h11.Response):
+            answer.status = event.status_code
+        elif isinstance(event, h11.Data):
+            answer.body += event.data
+            if len(answer.body) >= BODY_BYTES:
+                break
+        elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+            answer.complete = True
+            break
