@@ -46,7 +46,10 @@
     field("ref").textContent = ticket.prefix_ref;
     field("title").textContent = ticket.title;
     for (const name of ["description", "upload-status", "timer", "time-total"]) field(name).replaceChildren();
-    for (const name of ["assignees", "tags", "checklist", "attachments", "comments"]) list(name).replaceChildren();
+    for (const name of ["assignees", "tags", "checklist", "attachments", "comments"]) {
+      list(name).replaceChildren();
+      delete list(name).dataset.drawn;
+    }
     panel.hidden = false;
     document.body.classList.add("panel-open");
     history.replaceState(null, "", tb.ticketLink(ticketId));
@@ -171,9 +174,14 @@
     fillAddForm(form("tag"), others.map((tag) => new Option(tag.name, tag.id)), "No other tag");
   }
 
-  // A list of the panel: an item drawn for each entry, or a word saying there is none.
+  // A list of the panel: an item drawn for each entry, or a word saying there is none. Drawn again only when
+  // its entries changed: a refresh leaves the items (and what is being clicked) in place.
   function drawList(name, entries, drawEntry, noneText) {
-    list(name).replaceChildren(...(entries.length ? entries.map(drawEntry) : [muted(noneText, "li")]));
+    const target = list(name);
+    const drawn = JSON.stringify([entries, tb.can("edit")]);
+    if (target.dataset.drawn === drawn) return;
+    target.dataset.drawn = drawn;
+    target.replaceChildren(...(entries.length ? entries.map(drawEntry) : [muted(noneText, "li")]));
   }
 
   function fillAddForm(addForm, options, emptyText) {
