@@ -23,7 +23,7 @@ FIGURES = {
     "board": "figures", "growth": "figures", "detail": "figures", "creates": "figures", "search": "figures",
     "fanout": "figures", "pages": "figures", "etag": "figures", "moves": "figures",
     "idempotency": "idempotency_bench", "webhooks": "figures",
-    "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet",
+    "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet", "board_page": "board_page",
 }
 STORE = ROOT / "bench" / "results.json"
 

@@ -5,11 +5,11 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
+from core.markdown import render_markdown
 from projects import selectors as project_selectors
 from projects.models import Membership
 
 from . import selectors
-from .markdown import render_markdown
 
 
 def _docs_membership(request, project_id: int) -> Membership:

@@ -4,10 +4,18 @@
 // its event log; the whole board is fetched again only when the server answers `resync_required` (too
 // far behind), after a gap, or when no frame was applied yet. Kinds the board does not draw (comments,
 // time entries, …) only advance `seq`.
+//
+// The page's other scripts (board-edit.js, board-filters.js, ticket-panel.js) build on `window.trackerBoard`
+// and on two events of the board element: `board:changed` after anything redrew cards, and `board:frame`
+// (detail: the frame) after each applied frame. Everything starts once they are all loaded.
 "use strict";
 
 const ACCESS_LOST = 4403; // the server closed the socket for good: no membership any more
 const MAX_RETRY_DELAY_MS = 30000;
+// The role ladder of the API's role table (decisions.md, "Roles"); the API enforces it, the page only
+// leaves out the controls a role cannot use.
+const RANK = { viewer: 1, contributor: 2, editor: 3, developer: 3, manager: 4 };
+const NEEDED = { sort: RANK.contributor, edit: RANK.editor };
 
 const board = document.querySelector("[data-board]");
 const columns = new Map(
@@ -15,23 +23,59 @@ const columns = new Map(
 );
 const cardTemplate = document.getElementById("card-template");
 const liveStatus = document.querySelector("[data-live-status]");
+const projectId = Number(board.dataset.projectId);
+const userId = Number(board.dataset.userId);
 
+const tickets = new Map(); // global id -> the board's ticket in its board shape (hidden columns' too)
+let payload = { project: { role: "viewer" }, columns: [], tags: [], members: [] };
 let lastSeq = null; // seq of the last frame applied; null when unknown (page load, after a refetch)
 let queued = null; // frames received while the board is being fetched, applied once it is drawn
 let reloadAgain = false;
 let retries = 0;
 
+function can(action) {
+  return (RANK[payload.project.role] ?? 0) >= NEEDED[action];
+}
+
 // ---- drawing -------------------------------------------------------------------------------------
 
-function drawBoard(payload) {
-  for (const column of columns.values()) column.querySelector(".cards").replaceChildren();
-  for (const { status, tickets } of payload.columns) {
-    columns.get(status)?.querySelector(".cards").append(...tickets.map(drawCard));
+// Cards whose ticket did not change are kept, not redrawn: a reload (one follows every page load and
+// reconnect) leaves focus, and what the person is pointing at, where they were.
+function drawBoard(newPayload) {
+  payload = newPayload;
+  const drawn = new Map([...board.querySelectorAll("[data-ticket-id]")].map((card) => {
+    const id = Number(card.dataset.ticketId);
+    return [id, { ticket: tickets.get(id), card }];
+  }));
+  const cardFor = (ticket) => {
+    const before = drawn.get(ticket.id);
+    if (before && JSON.stringify(before.ticket) === JSON.stringify(ticket)) {
+      tickets.set(ticket.id, ticket);
+      return before.card;
+    }
+    return drawCard(ticket);
+  };
+  tickets.clear();
+  const drawnRank = board.dataset.canSort;
+  board.dataset.canEdit = can("edit");
+  board.dataset.canSort = can("sort");
+  document.querySelector("[data-role]").textContent = payload.project.role;
+  if (drawnRank !== board.dataset.canSort) drawn.clear(); // the cards' controls depend on the role
+  for (const column of columns.values()) {
+    column.querySelector("[data-add-ticket]").hidden = !can("edit");
   }
-  updateCounts();
+  for (const { status, tickets: listed } of payload.columns) {
+    const cards = cardsOf(status);
+    if (cards) cards.replaceChildren(...listed.map(cardFor));
+    else listed.forEach((ticket) => tickets.set(ticket.id, ticket)); // a hidden column's: the panel opens them
+  }
+  changed();
+  // User Timing (DevTools, bench/board_page.py): when the page's first drawing of the board was done.
+  if (!performance.getEntriesByName("board:drawn").length) performance.mark("board:drawn");
 }
 
 function drawCard(ticket) {
+  tickets.set(ticket.id, ticket);
   const card = cardTemplate.content.firstElementChild.cloneNode(true);
   const field = (name) => card.querySelector(`[data-field="${name}"]`);
   card.dataset.ticketId = ticket.id;
@@ -41,13 +85,21 @@ function drawCard(ticket) {
   field("priority").textContent = ticket.priority ?? "";
   field("priority").dataset.priority = ticket.priority ?? "none";
   field("title").textContent = ticket.title;
+  field("title").href = ticketLink(ticket.id);
   field("tags").append(...ticket.tags.map(drawTag));
   drawChecklist(field("checklist"), ticket);
   field("comments").textContent = ticket.reaction_count || "";
   field("comments").title = `${ticket.reaction_count} comments`;
   drawDeadline(field("deadline"), ticket.deadline);
   field("assignees").append(...ticket.assignees.map(drawAvatar));
+  const move = card.querySelector("[data-action=move]");
+  if (can("sort")) move.setAttribute("aria-label", `Move ${ticket.prefix_ref} to…`);
+  else move.remove();
   return card;
+}
+
+function ticketLink(ticketId) {
+  return `${board.dataset.pageUrl}?ticket=${ticketId}`;
 }
 
 function drawTag(tag) {
@@ -102,10 +154,20 @@ function isLight(hex) {
   return 0.299 * r + 0.587 * g + 0.114 * b > 160;
 }
 
+// The count of each column is of the cards shown (a filter hides the others).
 function updateCounts() {
   for (const column of columns.values()) {
-    column.querySelector(".column-count").textContent = column.querySelector(".cards").childElementCount;
+    const cards = column.querySelector(".cards");
+    const shown = cards.querySelectorAll(".ticket-card:not([hidden])").length;
+    const count = column.querySelector(".column-count");
+    count.textContent = shown;
+    count.title = shown === cards.childElementCount ? "" : `${shown} of ${cards.childElementCount} shown`;
   }
+}
+
+function changed() {
+  updateCounts();
+  board.dispatchEvent(new CustomEvent("board:changed"));
 }
 
 // ---- frames --------------------------------------------------------------------------------------
@@ -114,30 +176,44 @@ function cardOf(ticketId) {
   return board.querySelector(`[data-ticket-id="${ticketId}"]`);
 }
 
-// A created, moved or unarchived ticket goes to the end of its column, an updated one stays in place;
-// a ticket moved into a column the page does not show (hidden) just leaves.
-function placeTicket({ ticket }) {
+function cardsOf(status) {
+  return columns.get(status)?.querySelector(".cards") ?? null;
+}
+
+// A created or unarchived ticket goes to the end of its column, an updated one stays in place, a moved one
+// goes right before the card its frame names (`before_id`, null: the end of the column); a ticket moved
+// into a column the page does not show (hidden) just leaves.
+function placeTicket(frame) {
+  const { ticket } = frame;
   const existing = cardOf(ticket.id);
-  const cards = columns.get(ticket.status)?.querySelector(".cards");
+  const cards = cardsOf(ticket.status);
   if (!cards) {
+    tickets.set(ticket.id, ticket);
     existing?.remove();
     return;
   }
   const card = drawCard(ticket);
-  if (existing?.parentElement === cards) existing.replaceWith(card);
+  const hadFocus = existing?.contains(document.activeElement) ? document.activeElement.dataset : null;
+  if (frame.event === "ticket.moved") {
+    const next = frame.before_id == null ? null : cardOf(frame.before_id);
+    cards.insertBefore(card, next?.parentElement === cards ? next : null);
+    existing?.remove();
+  } else if (existing?.parentElement === cards) existing.replaceWith(card);
   else {
     existing?.remove();
     cards.append(card);
   }
+  if (hadFocus) card.querySelector(hadFocus.action ? `[data-action="${hadFocus.action}"]` : "a")?.focus();
   card.classList.add("changed");
 }
 
 function removeTicket({ ticket }) {
+  tickets.delete(ticket.id);
   cardOf(ticket.id)?.remove();
 }
 
 function sortColumn({ status, ticket_ids: ticketIds }) {
-  const cards = columns.get(status)?.querySelector(".cards");
+  const cards = cardsOf(status);
   if (!cards) return;
   for (const id of ticketIds) {
     const card = cardOf(id);
@@ -165,9 +241,11 @@ function receive(frame) {
   } else if (lastSeq !== null && frame.seq > lastSeq + 1) {
     reloadBoard(frame);
   } else {
-    APPLY[frame.event]?.(frame);
+    const apply = APPLY[frame.event];
+    apply?.(frame);
     lastSeq = frame.seq;
-    updateCounts();
+    if (apply) changed();
+    board.dispatchEvent(new CustomEvent("board:frame", { detail: frame }));
   }
 }
 
@@ -190,6 +268,7 @@ async function reloadBoard(...pending) {
   queued = null;
   lastSeq = null;
   frames.forEach(receive);
+  board.dataset.synced = ""; // the board shown is the server's as of now (tests wait for it)
 }
 
 async function fetchBoard() {
@@ -240,5 +319,39 @@ function showStatus(state, text) {
   liveStatus.textContent = text;
 }
 
-drawBoard(JSON.parse(document.getElementById("board-data").textContent));
-connect();
+// ---- messages ------------------------------------------------------------------------------------
+
+const toast = document.querySelector("[data-toast]");
+let toastTimer = null;
+
+function notify(message) {
+  toast.querySelector("[data-toast-text]").textContent = message;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toast.hidden = true), 8000);
+}
+
+toast.querySelector("[data-toast-close]").addEventListener("click", () => (toast.hidden = true));
+
+window.trackerBoard = {
+  element: board,
+  projectId,
+  userId,
+  columns,
+  can,
+  cardOf,
+  cardsOf,
+  changed,
+  notify,
+  reload: () => reloadBoard(),
+  ticket: (ticketId) => tickets.get(ticketId),
+  payload: () => payload,
+  statusLabel: (slug) => columns.get(slug)?.dataset.label ?? slug,
+  ticketLink,
+  updateCounts,
+};
+
+document.addEventListener("DOMContentLoaded", () => {
+  drawBoard(JSON.parse(document.getElementById("board-data").textContent));
+  connect();
+});

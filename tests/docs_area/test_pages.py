@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 import pytest
 from django.utils import timezone
 
-from docs_area.markdown import render_markdown, sanitize
+from core.markdown import render_markdown, sanitize
 from projects.models import Project
 from tests.factories import ArticleCommentFactory, ArticleFactory, FolderFactory
 

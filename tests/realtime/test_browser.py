@@ -2,20 +2,15 @@
 watch its card change column without a reload; all of it, and the API reference pages, under the
 Content-Security-Policy, with nothing refused by it."""
 
-from pathlib import Path
-
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browsers import CHROMEDRIVER, CHROMIUM, headless_chromium
 from tests.factories import PASSWORD
 
 from .servers import DaphneServer
-
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 pytestmark = [
     pytest.mark.browser,
@@ -36,13 +31,7 @@ def server(tmp_path):
 
 @pytest.fixture
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,900"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, where CSP reports land
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver = headless_chromium()
     yield driver
     driver.quit()
 

@@ -1,4 +1,5 @@
-"""Article Markdown as HTML a browser may show: rendered by markdown-it-py, then sanitized by nh3.
+"""Markdown as HTML a browser may show (docs articles, ticket descriptions on the board): rendered by
+markdown-it-py, then sanitized by nh3.
 
 Raw HTML in the Markdown is escaped by the renderer (`html: False`) and markdown-it already refuses
 `javascript:`-like link targets; nh3 is the one guarantee whatever either misses: an allow-list of
