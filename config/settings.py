@@ -190,8 +190,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-# accounts/lockout.py: this many failed logins per username and address lock that pair out for a while.
+# accounts/lockout.py: login POSTs per minute per client address (then 429); this many failed logins per
+# username and address lock that pair out for a while, and failures for this many usernames from one
+# address (a password spray) lock that address out.
+LOGIN_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_RATE_LIMIT_PER_MINUTE") or 20)
 LOGIN_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT") or 5)
+LOGIN_SPRAY_LIMIT = int(os.environ.get("LOGIN_SPRAY_LIMIT") or 10)
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS") or 15 * 60)
 LOGIN_REDIRECT_URL = "project-list-page"
 LOGOUT_REDIRECT_URL = "login"
