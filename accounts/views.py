@@ -5,6 +5,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from core.errors import RuleViolation
+
 from . import services
 from .forms import GenerateTokenForm
 from .models import ApiToken
@@ -18,12 +20,16 @@ def api_access(request):
     form = GenerateTokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         expires_on = form.cleaned_data["expires_at"]
-        _, issued = services.issue_token(
-            user=request.user,
-            label=form.cleaned_data["label"],
-            expires_at=datetime.combine(expires_on, time.max, tzinfo=timezone.utc) if expires_on else None,
-        )
-        form = GenerateTokenForm()
+        try:
+            _, issued = services.issue_token(
+                user=request.user,
+                label=form.cleaned_data["label"],
+                expires_at=datetime.combine(expires_on, time.max, tzinfo=timezone.utc) if expires_on else None,
+            )
+        except RuleViolation as refused:  # too many live tokens
+            form.add_error(None, refused.message)
+        else:
+            form = GenerateTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
     return render(request, "accounts/api_access.html", {"form": form, "tokens": tokens, "issued": issued})
 

@@ -181,6 +181,8 @@ CACHES = cache_config(REDIS_URL)
 API_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_RATE_LIMIT_PER_MINUTE") or 1200)
 API_USER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_USER_RATE_LIMIT_PER_MINUTE") or 2400)
 API_ANON_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_ANON_RATE_LIMIT_PER_MINUTE") or 120)
+# Live (neither revoked nor expired) API tokens one user may hold (accounts.services.issue_token).
+MAX_TOKENS_PER_USER = int(os.environ.get("MAX_TOKENS_PER_USER") or 20)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
