@@ -5,6 +5,7 @@ cycles while no other documentation write of the project can change them (the un
 on live slugs stay as the backstop). On SQLite the IMMEDIATE transactions serialize writes anyway.
 """
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.http import Http404
@@ -85,10 +86,19 @@ def _relocked(model, obj):
     return fresh
 
 
+def _check_depth(parents: dict[int, int | None], parent_id: int | None, height: int) -> None:
+    """A subtree `height` levels high placed under `parent_id` must end within DOCS_MAX_FOLDER_DEPTH levels
+    of the root (the pages and the breadcrumbs walk every level)."""
+    limit = settings.DOCS_MAX_FOLDER_DEPTH
+    if len(selectors.ancestry(parents, parent_id)) + height > limit:
+        raise RuleViolation(f"parent_id: folders nest at most {limit} levels deep", field="parent_id")
+
+
 @transaction.atomic
 def create_folder(*, project: Project, title: str, parent_id: int | None, actor: User) -> Folder:
     _lock_project(project.pk)
     parent = _folder_for(project.pk, parent_id, "parent_id")
+    _check_depth(selectors.folder_parents(project_id=project.pk), parent_id, 1)
     folder = Folder.objects.create(
         project=project, parent=parent, title=title, slug=_folder_slug(project.pk, title),
         sort_order=_end_of(selectors.level_folders(project=project, parent_id=parent_id)), created_by=actor)
@@ -107,9 +117,11 @@ def update_folder(*, folder: Folder, actor: User, title: str | Keep = KEEP,
         if parent_id == folder.pk:
             raise RuleViolation("parent_id: a folder cannot be its own parent", field="parent_id")
         parent = _folder_for(folder.project_id, parent_id, "parent_id")
-        if folder.pk in selectors.ancestry(selectors.folder_parents(project_id=folder.project_id), parent_id):
+        parents = selectors.folder_parents(project_id=folder.project_id)
+        if folder.pk in selectors.ancestry(parents, parent_id):
             raise RuleViolation("parent_id: a folder cannot be moved under one of its own subfolders",
                                 field="parent_id")
+        _check_depth(parents, parent_id, selectors.subtree_height(parents, folder.pk))
         folder.parent = parent
         folder.sort_order = _end_of(selectors.level_folders(project=folder.project, parent_id=parent_id))
     folder.save()

@@ -95,7 +95,8 @@ class FolderViewSet(DocsScopedViewSet):
         """List a folder."""
         return Response(_listing(self.membership, self.object))
 
-    @extend_schema(request=CreateFolderInput, responses={201: FOLDER, **WRITE_ERRORS})
+    @extend_schema(description="Folders nest at most 32 levels deep (the operator may change it): deeper, 422.",
+                   request=CreateFolderInput, responses={201: FOLDER, **WRITE_ERRORS})
     def create(self, request, project_id):
         """Create a folder."""
         data = validated(CreateFolderInput, request.data)
@@ -103,7 +104,8 @@ class FolderViewSet(DocsScopedViewSet):
         return Response({"success": True, "folder": DocsFolderOutput(folder).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(description="`parent_id` null moves the folder to the root; it cannot go under itself or any of "
-                               "its subfolders (422).",
+                               "its subfolders, nor where its deepest subfolder would be more than 32 levels deep "
+                               "(422).",
                    request=UpdateFolderInput, responses={200: FOLDER, **WRITE_ERRORS})
     def update(self, request, project_id, folder_id):
         """Rename or move a folder."""
