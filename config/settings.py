@@ -232,6 +232,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
 # Documentation (docs_area/services.py): how deep folders nest, and how many files one article holds.
 DOCS_MAX_FOLDER_DEPTH = int(os.environ.get("DOCS_MAX_FOLDER_DEPTH") or 32)
+DOCS_MAX_ATTACHMENTS_PER_ARTICLE = int(os.environ.get("DOCS_MAX_ATTACHMENTS_PER_ARTICLE") or 50)
 # Websocket frames from clients (accounts/consumers.py): the sockets are read-only, so anything larger is
 # refused with close code 4413. The server's own cap (uvicorn --ws-max-size) stops larger ones earlier.
 WEBSOCKET_MAX_FRAME_BYTES = 4096

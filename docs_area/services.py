@@ -239,12 +239,21 @@ def delete_comment(*, comment: ArticleComment, actor: User) -> None:
     _soft_delete(_relocked(ArticleComment, comment))
 
 
+def _check_room(article: Article, adding: int) -> None:
+    """An article holds at most DOCS_MAX_ATTACHMENTS_PER_ARTICLE files: what a copy of it reads and writes."""
+    limit = settings.DOCS_MAX_ATTACHMENTS_PER_ARTICLE
+    if selectors.article_attachments(article=article).count() + adding > limit:
+        raise RuleViolation(f"files: an article holds at most {limit} attachments", field="files")
+
+
 def attach_files(*, article: Article, uploads: list[Upload], actor: User) -> list[ArticleAttachment]:
     """Store checked uploads on the article: all of them or none."""
+    _check_room(article, len(uploads))  # before the files are written; again under the lock, for certain
     attachments = files.records_for(ArticleAttachment, uploads, uploaded_by=actor, article=article)
 
     def commit() -> list[ArticleAttachment]:
         _live_article_locked(article)
+        _check_room(article, len(uploads))
         return ArticleAttachment.objects.bulk_create(attachments)
 
     return files.store_then_commit(attachments, files.uploaded_contents(uploads), commit)

@@ -195,7 +195,8 @@ class ArticleViewSet(DocsScopedViewSet):
         return Response({"success": True, "comment": ArticleCommentWrittenOutput(comment).data},
                         status=status.HTTP_201_CREATED)
 
-    @extend_schema(description="Attach files to the article: contributor and up.", request=UPLOAD_REQUEST,
+    @extend_schema(description="Attach files to the article: contributor and up. An article holds at most 50 files "
+                               "(the operator may change it): beyond, 422 and none is stored.", request=UPLOAD_REQUEST,
                    responses={200: envelope("ArticleAttachmentList", success=True,
                                             attachments=ArticleAttachmentOutput(many=True)), **WRITE_ERRORS})
     def attach(self, request, project_id, article_id):
