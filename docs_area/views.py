@@ -6,7 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from attachments.files import download_response
-from attachments.schema import download_responses
+from attachments.schema import UPLOAD_REQUEST, download_responses
 from attachments.uploads import accepted_uploads
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
@@ -14,7 +14,6 @@ from projects.models import Membership
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet
-from tickets.views import UPLOAD_REQUEST
 
 from . import selectors, services
 from .serializers import (
