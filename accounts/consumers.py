@@ -158,6 +158,8 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
                 content = json.loads(text_data)
             except ValueError:
                 await self.refuse(BAD_FRAME, "frame is not JSON")
+            except RecursionError:  # arrays or objects nested deeper than the parser goes (1,000 fit in 4 KiB)
+                await self.refuse(BAD_FRAME, "frame is JSON nested too deep")
             else:
                 await self.receive_json(content)
 
