@@ -10,7 +10,13 @@ from django.utils import timezone
 
 from core.errors import RuleViolation
 
-from .consumers import close_sockets_after_commit, move_expiry_after_commit, token_group, user_sockets_group
+from .consumers import (
+    close_sockets_after_commit,
+    move_expiry_after_commit,
+    session_group,
+    token_group,
+    user_sockets_group,
+)
 from .models import ApiToken, User
 
 # last_used_at is written at most this often per token, so reads do not all become writes.
@@ -47,6 +53,11 @@ def revoke_token(*, token: ApiToken) -> None:
     """Revoke the token and close the websockets opened with it, once committed."""
     if ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
         close_sockets_after_commit([token_group(token.pk)])
+
+
+def end_session_sockets(*, session_key: str) -> None:
+    """Close the websockets opened with a browser session that has just ended (a logout), once committed."""
+    close_sockets_after_commit([session_group(session_key)])
 
 
 @transaction.atomic

@@ -1,4 +1,5 @@
 from datetime import datetime, time, timezone
+from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -40,3 +41,18 @@ def revoke_api_token(request, token_id: int):
     token = get_object_or_404(ApiToken, pk=token_id, user=request.user)  # only one's own tokens
     services.revoke_token(token=token)
     return redirect("api-access")
+
+
+def closing_session_sockets(view):
+    """A logout view that also closes the websockets opened with the session it ends, as a revoked token's
+    are closed."""
+
+    @wraps(view)
+    def logout(request, *args, **kwargs):
+        ended = request.session.session_key
+        response = view(request, *args, **kwargs)
+        if ended is not None and request.session.session_key != ended:  # logged out: the session was flushed
+            services.end_session_sockets(session_key=ended)
+        return response
+
+    return logout
