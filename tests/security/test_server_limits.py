@@ -187,11 +187,6 @@ def test_a_worker_takes_at_most_its_connections(server):
     assert is_healthy(server)
 
 
-def worker_pids(master: int) -> list[int]:
-    return [int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat")
-            if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[1] == str(master)]
-
-
 def open_files_limits(pid: int) -> tuple[str, str]:
     line = next(line for line in Path(f"/proc/{pid}/limits").read_text().splitlines()
                 if line.startswith("Max open files"))
@@ -200,7 +195,7 @@ def open_files_limits(pid: int) -> tuple[str, str]:
 
 
 def test_each_worker_may_open_as_many_files_as_the_system_lets_it(server):
-    [worker] = worker_pids(server.pid)
+    [worker] = server.worker_pids()
     soft, hard = open_files_limits(worker)
     assert soft == hard
 
