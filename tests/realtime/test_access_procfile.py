@@ -26,7 +26,7 @@ pytestmark = SEVERAL_PROCESSES
 
 
 @pytest.fixture(scope="module")
-def server(django_db_blocker):
+def server(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         env = {"DATABASE_URL": served_database_url(), "REDIS_URL": os.environ["REDIS_URL"], "WEB_CONCURRENCY": "2"}
     with ProcfileServer(env) as server:
