@@ -231,7 +231,7 @@ def main() -> int:
     database = recreate_database()
     media = tempfile.mkdtemp(prefix="soak-media-")
     env = {"DATABASE_URL": DATABASE_URL, "REDIS_URL": REDIS_URL, "MEDIA_ROOT": media, "WEB_CONCURRENCY": "1",
-           "DJANGO_DEBUG": "0", "API_RATE_LIMIT_PER_MINUTE": "100000000"}
+           "DJANGO_DEBUG": "0", "API_RATE_LIMIT_PER_MINUTE": "100000000", "API_USER_RATE_LIMIT_PER_MINUTE": "100000000"}
     manage(env, "migrate", "--no-input")
     manage(env, "createuser", "soak", "--password", uuid.uuid4().hex)
     token = manage(env, "issuetoken", "soak")
