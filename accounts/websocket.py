@@ -1,5 +1,6 @@
 """Who opened a websocket: `scope["user"]` and `scope["api_token"]`, decided once, at the handshake;
-a handshake without a usable identity is refused here, before any consumer or channel exists.
+a handshake without a usable identity, or over the rate limits, is refused here, before any consumer or
+channel exists.
 
 Two ways in, as over HTTP: `Authorization: Bearer <token>` for API clients, or the Django
 session of a logged-in browser. Browsers attach cookies to a websocket opened by any site,
