@@ -8,6 +8,7 @@ import time
 
 import pytest
 from django.conf import settings
+from django.db import connections
 from django.test import Client
 from django.utils import timezone
 from websockets.asyncio.client import connect
@@ -39,10 +40,23 @@ def session_of(user) -> str:
     return browser.cookies[settings.SESSION_COOKIE_NAME].value
 
 
+def closing_connections(work):
+    """`work` for another thread, closing that thread's database connections after it (the pool's would
+    stay checked out, and the test database busy, until the thread ends)."""
+
+    def run():
+        try:
+            return work()
+        finally:
+            connections.close_all()
+
+    return run
+
+
 async def seconds_until_closed(url: str, headers: dict, end_access, within: float) -> tuple[int | None, float]:
     """Open an idle socket, end access, and wait: its close code and how long it took (None: still open)."""
     async with connect(url, additional_headers=headers, open_timeout=10) as socket:
-        await asyncio.to_thread(end_access)
+        await asyncio.to_thread(closing_connections(end_access))
         started = time.monotonic()
         try:
             await asyncio.wait_for(socket.recv(), timeout=within)
