@@ -4,6 +4,8 @@ from django.db import models
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from core.errors import RuleViolation
+
 from . import services
 from .models import ApiToken, User
 
@@ -25,7 +27,14 @@ class UserAdmin(DjangoUserAdmin):
     @admin.action(description="Generate an API token (shown once)")
     def generate_api_token(self, request, queryset):
         label = f"issued by {request.user.username} in the admin"
-        issued = [(user, services.issue_token(user=user, label=label)[1]) for user in queryset]
+        issued = []
+        for user in queryset:
+            try:
+                issued.append((user, services.issue_token(user=user, label=label)[1]))
+            except RuleViolation as refused:  # too many live tokens
+                self.message_user(request, f"No token for {user.username}: {refused.message}", messages.ERROR)
+        if not issued:
+            return None  # back to the user list, with the messages
         context = {**self.admin_site.each_context(request), "title": "API tokens issued", "issued": issued,
                    "opts": self.model._meta}
         return TemplateResponse(request, "admin/accounts/issued_tokens.html", context)

@@ -5,28 +5,35 @@ Access ends by a message, sent after commit by the service that ends it (core.li
 socket joins as it is accepted:
 - `token-{id}`: the sockets opened with that bearer token (revocation, expiry moved by the admin);
 - `user-{id}-sockets`: every socket of that user, session or token (deactivation);
-- `project-{id}-member-{user id}`: that user's board sockets for that project (removal from it).
+- `project-{id}-member-{user id}`: that user's board sockets for that project (removal from it);
+- `session-{digest of the session key}`: the sockets opened with that browser session (logout).
 A token's expiry has no event: each socket opened with an expiring token schedules its own close for
 that moment. For what sends no message (a change made outside the services: shell, SQL, a deleted
-token; or one committed between the handshake's check and the joining of these groups), every
-process rechecks the access of all the sockets it holds every ACCESS_RECHECK_SECONDS, in a few
-queries whatever their number (AccessWatch), and closes those whose access has ended.
+token; a password changed, which ends the user's other sessions; a session expired or cleared; or a
+change committed between the handshake's check and the joining of these groups), every process
+rechecks the access of all the sockets it holds every ACCESS_RECHECK_SECONDS, in a few queries
+whatever their number (AccessWatch), and closes those whose access has ended.
 
 The sockets are read-only for clients: a binary frame, a text frame over MAX_FRAME_BYTES or one that
 is not JSON closes the socket with a 4xxx code and one warning; valid JSON is ignored.
 """
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
 import weakref
 from collections import defaultdict
+from importlib import import_module
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 
 from core.live import send_after_commit
 from core.lookups import any_of
@@ -55,6 +62,11 @@ def user_sockets_group(user_id: int) -> str:
 
 def member_group(project_id: int, user_id: int) -> str:
     return f"project-{project_id}-member-{user_id}"
+
+
+def session_group(session_key: str) -> str:
+    # A digest: the key itself lets whoever holds it in a cookie act as the user, and group names sit in Redis.
+    return f"session-{hashlib.sha256(session_key.encode()).hexdigest()}"
 
 
 def close_sockets_after_commit(groups: list[str]) -> None:
@@ -92,6 +104,8 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_connect(self, message):
         self.user, self.token = self.scope["user"], self.scope["api_token"]
+        # A browser's: the session it was opened with (checked at the handshake, as Django checks a request).
+        self.session_key = self.scope["session"].session_key if self.token is None else None
         self.expiry = None
         self.refused = False
         await super().websocket_connect(message)
@@ -101,6 +115,8 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
         groups = [user_sockets_group(self.user.pk)]
         if self.token is not None:
             groups.append(token_group(self.token.pk))
+        if self.session_key is not None:
+            groups.append(session_group(self.session_key))
         return groups
 
     async def accept(self, subprotocol=None, headers=None):
@@ -130,13 +146,22 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
     @classmethod
     def without_access(cls, sockets: list["AuthenticatedSocketConsumer"]) -> list["AuthenticatedSocketConsumer"]:
         """Of these open sockets of this class, those whose access has ended (a token no longer usable, a
-        user deactivated); subclasses add their own rules. Run in a database thread, a few queries for all."""
+        session no longer the user's, a user deactivated); subclasses add their own rules. Run in a
+        database thread, a few queries for all."""
         token_ids = {socket.token.pk for socket in sockets if socket.token is not None}
         usable = set(ApiToken.objects.usable().filter(any_of("pk", token_ids)).values_list("pk", flat=True))
-        active = set(User.objects.filter(any_of("pk", {socket.user.pk for socket in sockets}), is_active=True)
-                     .values_list("pk", flat=True))
-        return [socket for socket in sockets
-                if socket.user.pk not in active or (socket.token is not None and socket.token.pk not in usable)]
+        active = {user.pk: user for user in User.objects.filter(
+            any_of("pk", {socket.user.pk for socket in sockets}), is_active=True).only("pk", "password")}
+        sessions = session_logins({socket.session_key for socket in sockets if socket.session_key is not None})
+
+        def ended(socket) -> bool:
+            if socket.user.pk not in active:
+                return True
+            if socket.token is not None:
+                return socket.token.pk not in usable
+            return not is_login_of(sessions.get(socket.session_key), active[socket.user.pk])
+
+        return [socket for socket in sockets if ended(socket)]
 
     def schedule_expiry(self, expires_at: float | None) -> None:
         if self.expiry is not None:
@@ -174,6 +199,8 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
                 content = json.loads(text_data)
             except ValueError:
                 await self.refuse(BAD_FRAME, "frame is not JSON")
+            except RecursionError:  # arrays or objects nested deeper than the parser goes (1,000 fit in 4 KiB)
+                await self.refuse(BAD_FRAME, "frame is JSON nested too deep")
             else:
                 await self.receive_json(content)
 
@@ -186,6 +213,27 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
         logger.warning("websocket %s of user %s closed with %s: %s",
                        self.scope["path"], self.user.pk, code, reason)
         await self.close(code=code)
+
+
+def session_logins(keys: set[str]) -> dict[str, dict]:
+    """The data of those of these sessions that are live (not expired, not deleted), by key: one query of
+    the session table (Django's database-backed sessions, the default)."""
+    if not keys:
+        return {}
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    rows = store.get_model_class().objects.filter(session_key__in=keys, expire_date__gt=timezone.now())
+    return {row.session_key: store().decode(row.session_data) for row in rows}
+
+
+def is_login_of(session: dict | None, user: User) -> bool:
+    """Whether a session still logs this user in, as Django judges it on each request: it names the user,
+    with the hash of their current password (a password change ends the user's other sessions)."""
+    if session is None or session.get(SESSION_KEY) != str(user.pk):
+        return False
+    stored = session.get(HASH_SESSION_KEY, "")
+    # The hashes under SECRET_KEY_FALLBACKS count too, as Django lets them while a key is rotated.
+    return any(constant_time_compare(stored, current)
+               for current in [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()])
 
 
 class AccessWatch:

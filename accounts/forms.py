@@ -3,6 +3,8 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils import timezone
 
+from core.ratelimit import client_bucket
+
 from . import lockout
 
 
@@ -28,7 +30,7 @@ class LockoutMixin:
 
     def clean(self):
         username = self.cleaned_data.get("username") or ""
-        address = self.request.META.get("REMOTE_ADDR", "") if self.request else ""
+        address = client_bucket(self.request) if self.request else ""
         if lockout.is_locked(username, address):
             self.locked_out = True
             raise forms.ValidationError(

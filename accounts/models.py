@@ -29,11 +29,14 @@ class User(AbstractUser):
 
 
 class ApiTokenQuerySet(models.QuerySet):
-    def usable(self):
-        now = timezone.now()
-        return self.filter(revoked_at__isnull=True, user__is_active=True).filter(
-            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+    def live(self):
+        """Neither revoked nor expired."""
+        return self.filter(revoked_at__isnull=True).filter(
+            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=timezone.now())
         )
+
+    def usable(self):
+        return self.live().filter(user__is_active=True)
 
 
 class ApiToken(models.Model):

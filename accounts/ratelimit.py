@@ -1,7 +1,8 @@
 """API rate limits (decisions.md, "rate limits"): a fixed one-minute window per credential (a bearer token,
 or a browser's session) and per user for authenticated requests, per client address for every other
 request under /api/ (no credential, a malformed or an invalid one: invalid-token floods count against
-their address). Every API answer tells the client where it stands in `X-RateLimit-*` headers.
+their address). Every API answer tells the client where it stands in `X-RateLimit-*` headers. Websocket
+handshakes count alike (accounts/websocket.py).
 
 Authenticated requests are counted by CredentialThrottle, DRF's throttle of every API view (core.api.base
 runs it right after authentication, before the view reads anything); the middleware counts the others.
@@ -30,9 +31,7 @@ class CredentialThrottle(BaseThrottle):
         user = request.user
         if not user.is_authenticated:
             return True
-        credential = f"token:{request.auth.pk}" if isinstance(request.auth, ApiToken) else f"session:{user.pk}"
-        self.quota = charge((credential, settings.API_RATE_LIMIT_PER_MINUTE),
-                            (f"user:{user.pk}", settings.API_USER_RATE_LIMIT_PER_MINUTE))
+        self.quota = charge_credential(user, request.auth if isinstance(request.auth, ApiToken) else None)
         request._request.rate_quota = self.quota
         return not self.quota.exceeded
 
@@ -40,8 +39,16 @@ class CredentialThrottle(BaseThrottle):
         return self.quota.retry_after()
 
 
-def charge_address(request) -> Quota:
-    return charge((client_bucket(request), settings.API_ANON_RATE_LIMIT_PER_MINUTE))
+def charge_credential(user, token: ApiToken | None) -> Quota:
+    """One request of an authenticated user: against their token (None: their session) and themselves."""
+    credential = f"token:{token.pk}" if token is not None else f"session:{user.pk}"
+    return charge((credential, settings.API_RATE_LIMIT_PER_MINUTE),
+                  (f"user:{user.pk}", settings.API_USER_RATE_LIMIT_PER_MINUTE))
+
+
+def charge_address(bucket: str) -> Quota:
+    """One request without a valid credential, against its client address's bucket (core.ratelimit)."""
+    return charge((bucket, settings.API_ANON_RATE_LIMIT_PER_MINUTE))
 
 
 def may_carry_credential(request) -> bool:
@@ -59,13 +66,13 @@ class ApiRateLimitMiddleware:
             return self.get_response(request)
         quota = None
         if not may_carry_credential(request):
-            quota = charge_address(request)  # certainly anonymous: counted before any work
+            quota = charge_address(client_bucket(request))  # certainly anonymous: counted before any work
             if quota.exceeded:
                 return stamped(JsonResponse({"error": LIMITED}, status=429), quota)
         response = self.get_response(request)
         quota = quota or getattr(request, "rate_quota", None)
         if quota is None:  # a credential that did not authenticate, or a route that takes none
-            quota = charge_address(request)
+            quota = charge_address(client_bucket(request))
             if quota.exceeded:
                 response = JsonResponse({"error": LIMITED}, status=429)
         return stamped(response, quota)

@@ -3,11 +3,20 @@ import re
 import secrets
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from .consumers import close_sockets_after_commit, move_expiry_after_commit, token_group, user_sockets_group
+from core.errors import RuleViolation
+
+from .consumers import (
+    close_sockets_after_commit,
+    move_expiry_after_commit,
+    session_group,
+    token_group,
+    user_sockets_group,
+)
 from .models import ApiToken, User
 
 # last_used_at is written at most this often per token, so reads do not all become writes.
@@ -20,8 +29,18 @@ def token_digest(plain: str) -> str:
     return hashlib.sha256(plain.encode("ascii")).hexdigest()
 
 
+@transaction.atomic
 def issue_token(*, user: User, label: str = "API token", expires_at: datetime | None = None) -> tuple[ApiToken, str]:
-    """Create a token and return it with its plain value, which is never stored nor shown again."""
+    """Create a token and return it with its plain value, which is never stored nor shown again.
+
+    A user holds at most MAX_TOKENS_PER_USER live (neither revoked nor expired) tokens: every way of
+    minting one (profile page, admin, issuetoken) comes here, and is refused beyond.
+    """
+    # The user's row lock: of two concurrent issues, one waits and counts the other's token.
+    User.objects.select_for_update().only("pk").get(pk=user.pk)
+    if ApiToken.objects.live().filter(user=user).count() >= settings.MAX_TOKENS_PER_USER:
+        raise RuleViolation(f"a user holds at most {settings.MAX_TOKENS_PER_USER} live tokens: revoke one first",
+                            field="tokens")
     plain = secrets.token_hex(32)
     token = ApiToken.objects.create(
         user=user, label=label or "API token", digest=token_digest(plain), prefix=plain[:8], expires_at=expires_at
@@ -34,6 +53,11 @@ def revoke_token(*, token: ApiToken) -> None:
     """Revoke the token and close the websockets opened with it, once committed."""
     if ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
         close_sockets_after_commit([token_group(token.pk)])
+
+
+def end_session_sockets(*, session_key: str) -> None:
+    """Close the websockets opened with a browser session that has just ended (a logout), once committed."""
+    close_sockets_after_commit([session_group(session_key)])
 
 
 @transaction.atomic

@@ -1,4 +1,5 @@
 from datetime import datetime, time, timezone
+from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -6,6 +7,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
+
+from core.errors import RuleViolation
 
 from . import services
 from .forms import GenerateTokenForm
@@ -26,12 +29,16 @@ def api_access(request):
     form = GenerateTokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         expires_on = form.cleaned_data["expires_at"]
-        _, issued = services.issue_token(
-            user=request.user,
-            label=form.cleaned_data["label"],
-            expires_at=datetime.combine(expires_on, time.max, tzinfo=timezone.utc) if expires_on else None,
-        )
-        form = GenerateTokenForm()
+        try:
+            _, issued = services.issue_token(
+                user=request.user,
+                label=form.cleaned_data["label"],
+                expires_at=datetime.combine(expires_on, time.max, tzinfo=timezone.utc) if expires_on else None,
+            )
+        except RuleViolation as refused:  # too many live tokens
+            form.add_error(None, refused.message)
+        else:
+            form = GenerateTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
     return render(request, "accounts/api_access.html", {"form": form, "tokens": tokens, "issued": issued})
 
@@ -42,3 +49,18 @@ def revoke_api_token(request, token_id: int):
     token = get_object_or_404(ApiToken, pk=token_id, user=request.user)  # only one's own tokens
     services.revoke_token(token=token)
     return redirect("api-access")
+
+
+def closing_session_sockets(view):
+    """A logout view that also closes the websockets opened with the session it ends, as a revoked token's
+    are closed."""
+
+    @wraps(view)
+    def logout(request, *args, **kwargs):
+        ended = request.session.session_key
+        response = view(request, *args, **kwargs)
+        if ended is not None and request.session.session_key != ended:  # logged out: the session was flushed
+            services.end_session_sockets(session_key=ended)
+        return response
+
+    return logout

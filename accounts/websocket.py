@@ -1,5 +1,6 @@
 """Who opened a websocket: `scope["user"]` and `scope["api_token"]`, decided once, at the handshake;
-a handshake without a usable identity is refused here, before any consumer or channel exists.
+a handshake without a usable identity, or over the rate limits, is refused here, before any consumer or
+channel exists.
 
 Two ways in, as over HTTP: `Authorization: Bearer <token>` for API clients, or the Django
 session of a logged-in browser. Browsers attach cookies to a websocket opened by any site,
@@ -8,6 +9,9 @@ no cross-site websocket hijacking; a browser always sends Origin on a websocket,
 session). A bearer token is never attached by a browser on its own, so it needs no Origin check.
 """
 
+import json
+
+from asgiref.sync import sync_to_async
 from channels.auth import get_user
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
@@ -15,18 +19,27 @@ from channels.sessions import SessionMiddlewareStack
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from core.ratelimit import Quota, address_bucket
+
 from . import services
 from .authentication import authenticate_token
 from .models import ApiToken, User
 from .origin import is_own_origin
+from .ratelimit import LIMITED, charge_address, charge_credential
 from .services import BEARER
 
 
 class WebsocketAuthMiddleware(BaseMiddleware):
+    """Every handshake counts against the API's rate limits (accounts/ratelimit.py), as a request would:
+    one that authenticates against its credential and user, any other against its client address."""
+
     async def __call__(self, scope, receive, send):
         user, token = await handshake_identity(scope)
+        quota = await handshake_quota(scope, user, token)
+        if quota.exceeded:
+            return await refuse_handshake(receive, send, scope, quota)
         if not user.is_authenticated:
-            return await refuse_handshake(receive, send)
+            return await refuse_handshake(receive, send, scope)
         return await super().__call__({**scope, "user": user, "api_token": token}, receive, send)
 
 
@@ -48,9 +61,24 @@ async def handshake_identity(scope) -> tuple[User | AnonymousUser, ApiToken | No
     return AnonymousUser(), None
 
 
-async def refuse_handshake(receive, send) -> None:
+@sync_to_async(thread_sensitive=False)  # a round trip to the shared cache: off the event loop
+def handshake_quota(scope, user: User | AnonymousUser, token: ApiToken | None) -> Quota:
+    if user.is_authenticated:
+        return charge_credential(user, token)
+    client = scope.get("client")
+    return charge_address(address_bucket(client[0] if client else "unknown"))
+
+
+async def refuse_handshake(receive, send, scope, quota: Quota | None = None) -> None:
+    """Before accept: the server answers HTTP 403; over a rate limit, 429 with Retry-After where the server
+    lets the application answer a handshake itself (ASGI's websocket.http.response: uvicorn)."""
     await receive()  # websocket.connect
-    await send({"type": "websocket.close"})  # before accept: the server answers HTTP 403
+    if quota is None or "websocket.http.response" not in scope.get("extensions", {}):
+        return await send({"type": "websocket.close"})
+    headers = [(b"content-type", b"application/json")]
+    headers += [(name.lower().encode(), value.encode()) for name, value in quota.headers().items()]
+    await send({"type": "websocket.http.response.start", "status": 429, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": json.dumps({"error": LIMITED}).encode()})
 
 
 def handshake_headers(scope) -> dict[str, str]:

@@ -1,11 +1,11 @@
 """The life of a stored file: written before its record commits, removed after its record is deleted,
 copied for a duplicated record, and served back with headers that keep a browser from misreading it."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
 from asgiref.sync import sync_to_async
-from django.core.files.base import ContentFile
+from django.core.files import File
 from django.db import transaction
 from django.http import StreamingHttpResponse
 
@@ -24,7 +24,7 @@ def records_for(model: type[StoredFile], uploads: Sequence[Upload], *, uploaded_
                   uploaded_by=uploaded_by, **owner) for upload in uploads]
 
 
-def store_then_commit(records: Sequence[StoredFile], contents: Sequence, commit: Callable[[], object]):
+def store_then_commit(records: Sequence[StoredFile], contents: Iterable[File], commit: Callable[[], object]):
     """Write each record's file, then run `commit` (the transaction that saves the records): all or nothing.
 
     The files go to storage before the transaction, so no lock is held while up to 200 MB are
@@ -42,17 +42,17 @@ def store_then_commit(records: Sequence[StoredFile], contents: Sequence, commit:
         raise
 
 
-def uploaded_contents(uploads: Sequence[Upload]) -> list:
+def uploaded_contents(uploads: Sequence[Upload]) -> list[File]:
     return [upload.file for upload in uploads]
 
 
-def copied_contents(records: Sequence[StoredFile]) -> list[ContentFile]:
-    """The bytes of stored files, for records that must own copies of their own (a duplicated article)."""
-    contents = []
+def copied_contents(records: Sequence[StoredFile]) -> Iterator[File]:
+    """The stored files of `records`, for records that must own copies of their own (a duplicated article):
+    each opened by its storage only when its copy is written, and closed once it is, so that the storage
+    streams it in chunks and a copy holds one chunk in memory, not the files."""
     for record in records:
         with record.file.storage.open(record.file.name) as source:
-            contents.append(ContentFile(source.read()))
-    return contents
+            yield source
 
 
 def delete_file_on_commit(record: StoredFile) -> None:

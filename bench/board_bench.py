@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{tempfile.gettempdir()}/tracker_bench_board.sqlite3")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")  # tokens minted per run: no cap
 os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
 
 TICKETS = int(os.environ.get("TICKETS", 2000))

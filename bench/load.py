@@ -18,10 +18,11 @@ STARTUP_SECONDS = 60
 class Servers:
     """`kind` ("daphne" or "gunicorn") serving config.asgi in `processes` processes: daphne has no
     workers, so it runs one process per port and the load generator spreads its connections over them
-    as a proxy would; gunicorn forks uvicorn workers that share one port."""
+    as a proxy would; gunicorn forks workers of `worker_class` (the Procfile's by default) that share one
+    port."""
 
-    def __init__(self, kind: str, env: dict[str, str], processes: int = 2):
-        self.kind, self.processes = kind, processes
+    def __init__(self, kind: str, env: dict[str, str], processes: int = 2, worker_class: str = "config.workers.Worker"):
+        self.kind, self.processes, self.worker_class = kind, processes, worker_class
         self.env = {**os.environ, "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
                     "DJANGO_SETTINGS_MODULE": "bench.settings", "DJANGO_DEBUG": "0", **env}
         self.ports = [free_port() for _ in range(processes if kind == "daphne" else 1)]
@@ -33,9 +34,8 @@ class Servers:
             commands = [[sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
                         for port in self.ports]
         else:
-            commands = [[sys.executable, "-m", "gunicorn", "-w", str(self.processes), "-k",
-                         "uvicorn_worker.UvicornWorker", "-b", f"127.0.0.1:{self.ports[0]}", "--log-level", "warning",
-                         "config.asgi:application"]]
+            commands = [[sys.executable, "-m", "gunicorn", "-w", str(self.processes), "-k", self.worker_class,
+                         "-b", f"127.0.0.1:{self.ports[0]}", "--log-level", "warning", "config.asgi:application"]]
         for command in commands:
             self.started.append(subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log,
                                                  stderr=subprocess.STDOUT))

@@ -275,6 +275,11 @@ def main() -> int:
         print(f"  {error}")
     for index, (before, after, change) in enumerate(zip(start, end, growth, strict=True)):
         print(f"server {index + 1} RSS (master + worker): {before:.1f} MiB -> {after:.1f} MiB ({change:+.1f}%)")
+    # A slope or a plateau: the RSS at each fifth of the hold, with the pooled connections then open.
+    fifths = [min(len(sampler.rss) - 1, len(sampler.rss) * part // 5) for part in range(6)]
+    print("RSS by fifth of the hold (MiB): " + "; ".join(
+        f"{'/'.join(f'{rss:.0f}' for rss in sampler.rss[at])} ({sampler.connections[at]} PostgreSQL connections)"
+        for at in fifths))
     print(f"PostgreSQL connections to {database}: max {max(sampler.connections)}, "
           f"last {sampler.connections[-1]} (samples every {SAMPLE_SECONDS} s)")
     tracebacks = sum(log.count("Traceback") for log in logs)

@@ -237,6 +237,8 @@ CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed",
 API_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_RATE_LIMIT_PER_MINUTE") or 1200)
 API_USER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_USER_RATE_LIMIT_PER_MINUTE") or 2400)
 API_ANON_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_ANON_RATE_LIMIT_PER_MINUTE") or 120)
+# Live (neither revoked nor expired) API tokens one user may hold (accounts.services.issue_token).
+MAX_TOKENS_PER_USER = int(os.environ.get("MAX_TOKENS_PER_USER") or 20)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -246,8 +248,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-# accounts/lockout.py: this many failed logins per username and address lock that pair out for a while.
+# accounts/lockout.py: login POSTs per minute per client address (then 429); this many failed logins per
+# username and address lock that pair out for a while, and failures for this many usernames from one
+# address (a password spray) lock that address out.
+LOGIN_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_RATE_LIMIT_PER_MINUTE") or 20)
 LOGIN_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT") or 5)
+LOGIN_SPRAY_LIMIT = int(os.environ.get("LOGIN_SPRAY_LIMIT") or 10)
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS") or 15 * 60)
 LOGIN_REDIRECT_URL = "project-list-page"
 LOGOUT_REDIRECT_URL = "login"
@@ -292,6 +298,9 @@ REQUEST_BODY_MAX_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
+# Documentation (docs_area/services.py): how deep folders nest, and how many files one article holds.
+DOCS_MAX_FOLDER_DEPTH = int(os.environ.get("DOCS_MAX_FOLDER_DEPTH") or 32)
+DOCS_MAX_ATTACHMENTS_PER_ARTICLE = int(os.environ.get("DOCS_MAX_ATTACHMENTS_PER_ARTICLE") or 50)
 # Websocket frames from clients (accounts/consumers.py): the sockets are read-only, so anything larger is
 # refused with close code 4413. The server's own cap (uvicorn --ws-max-size) stops larger ones earlier.
 WEBSOCKET_MAX_FRAME_BYTES = 4096

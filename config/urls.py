@@ -5,6 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 import core.api.fields  # noqa: F401  (registers the <id:...> converter)
 from accounts.forms import AdminLoginForm
+from accounts.lockout import rate_limited_login
+from accounts.views import closing_session_sockets
 from core import health
 from core.api import views as api_errors
 
@@ -31,6 +33,10 @@ urlpatterns = [
     # Unknown API paths answer JSON 404 even with DEBUG on (Django's debug 404 page skips handler404),
     # whatever the method: a POST must not meet the CSRF check of session pages first (an HTML 403).
     re_path(r"^api/", csrf_exempt(api_errors.not_found)),
+    # The admin's own login and logout routes, as the site's (rate limited; closing the session's sockets),
+    # matched before the admin's URLs.
+    path("admin/login/", rate_limited_login(admin.site.login)),
+    path("admin/logout/", closing_session_sockets(admin.site.logout)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
     path("", include("docs_area.page_urls")),

@@ -55,7 +55,11 @@ def charge(*limits: tuple[str, int]) -> Quota:
 
 def client_bucket(request) -> str:
     """The bucket of the request's client address (`request` Django's, or anything with META)."""
-    remote = request.META.get("REMOTE_ADDR") or "unknown"
+    return address_bucket(request.META.get("REMOTE_ADDR") or "unknown")
+
+
+def address_bucket(remote: str) -> str:
+    """The bucket of a client address as the server gives it (REMOTE_ADDR, an ASGI scope's client)."""
     try:
         address = ipaddress.ip_address(remote)
     except ValueError:  # a Unix socket peer: one bucket per name

@@ -23,7 +23,7 @@ def _docs_membership(request, project_id: int) -> Membership:
 def _page(request, membership: Membership, **context):
     return render(request, "docs_area/docs.html", {
         "project": membership.project, "role": membership.role,
-        "tree": selectors.tree(project=membership.project), **context})
+        "tree": selectors.tree_outline(project=membership.project), **context})
 
 
 @login_required

@@ -1,5 +1,6 @@
 """Every read of the documentation area that feeds a response or a page, in a fixed number of queries."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -48,6 +49,18 @@ def ancestry(parents: dict[int, int | None], folder_id: int | None) -> list[int]
     return chain[::-1]
 
 
+def subtree_height(parents: dict[int, int | None], folder_id: int) -> int:
+    """How many levels the folder and its live subfolders span: 1 for a folder without subfolders."""
+    children: dict[int | None, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    height, level = 0, [folder_id]
+    while level and height <= len(parents):  # the bound stops at a cycle a hard edit could leave
+        height += 1
+        level = [child for parent in level for child in children.get(parent, [])]
+    return height
+
+
 def breadcrumbs(*, project_id: int, folder_id: int | None) -> list[dict]:
     """`{id, title, slug}` of each folder from the root down to `folder_id` included: two queries at any depth."""
     if folder_id is None:
@@ -94,29 +107,46 @@ def article_versions(*, article: Article) -> QuerySet[ArticleVersion]:
 
 
 @dataclass(frozen=True)
-class TreeNode:
-    folder: Folder
-    children: list["TreeNode"]
-    articles: list[Article]
+class OutlineStep:
+    """One step of the tree as a page writes it: `open` and `close` a level, `folder` (its level follows,
+    then `end`), `article`."""
+
+    kind: str
+    entry: Folder | Article | None = None
 
 
-@dataclass(frozen=True)
-class Tree:
-    folders: list[TreeNode]
-    articles: list[Article]  # at the root
+OPEN, CLOSE, END = OutlineStep("open"), OutlineStep("close"), OutlineStep("end")
 
 
-def tree(*, project: Project) -> Tree:
-    """The whole live tree of the project for the web page: two queries, assembled in Python."""
+def tree_outline(*, project: Project) -> list[OutlineStep]:
+    """The whole live tree of the project for the web page, depth first, each level's folders before its
+    articles; [] when empty. Flat, so that the page writes it in one loop at any depth (a template that
+    includes itself per level ran out of Python's stack): two queries, walked with a stack of our own."""
     folders = list(Folder.objects.live().filter(project=project).order_by("sort_order", "id"))
     articles = list(Article.objects.live().filter(project=project).only("id", "folder_id", "title", "slug")
                     .order_by("sort_order", "id"))
-    nodes = {folder.pk: TreeNode(folder, [], []) for folder in folders}
-    roots, root_articles = [], []
+    live = {folder.pk for folder in folders}
+    inside: dict[int | None, list[Folder | Article]] = defaultdict(list)
+    # An entry whose folder is not live (a hard edit in the admin) is shown at the root.
     for folder in folders:
-        parent = nodes.get(folder.parent_id)
-        (parent.children if parent is not None else roots).append(nodes[folder.pk])
+        inside[folder.parent_id if folder.parent_id in live else None].append(folder)
     for article in articles:
-        node = nodes.get(article.folder_id)
-        (node.articles if node is not None else root_articles).append(article)
-    return Tree(folders=roots, articles=root_articles)
+        inside[article.folder_id if article.folder_id in live else None].append(article)
+    if not inside[None]:
+        return []
+    steps, levels = [OPEN], [iter(inside[None])]
+    while levels:
+        entry = next(levels[-1], None)
+        if entry is None:
+            levels.pop()
+            steps += [CLOSE, END] if levels else [CLOSE]
+        elif isinstance(entry, Folder):
+            steps.append(OutlineStep("folder", entry))
+            if inside[entry.pk]:
+                steps.append(OPEN)
+                levels.append(iter(inside[entry.pk]))
+            else:
+                steps.append(END)
+        else:
+            steps.append(OutlineStep("article", entry))
+    return steps

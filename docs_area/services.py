@@ -7,6 +7,7 @@ on live slugs stay as the backstop). On SQLite the IMMEDIATE transactions serial
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
@@ -71,10 +72,19 @@ def _relocked(model, obj):
     return locked(model.objects.live(), obj.pk, f"{model._meta.verbose_name} not found")
 
 
+def _check_depth(parents: dict[int, int | None], parent_id: int | None, height: int) -> None:
+    """A subtree `height` levels high placed under `parent_id` must end within DOCS_MAX_FOLDER_DEPTH levels
+    of the root (the pages and the breadcrumbs walk every level)."""
+    limit = settings.DOCS_MAX_FOLDER_DEPTH
+    if len(selectors.ancestry(parents, parent_id)) + height > limit:
+        raise RuleViolation(f"parent_id: folders nest at most {limit} levels deep", field="parent_id")
+
+
 @transaction.atomic
 def create_folder(*, project: Project, title: str, parent_id: int | None, actor: User) -> Folder:
     Project.objects.lock(project.pk)
     parent = _folder_for(project.pk, parent_id, "parent_id")
+    _check_depth(selectors.folder_parents(project_id=project.pk), parent_id, 1)
     folder = Folder.objects.create(
         project=project, parent=parent, title=title, slug=_folder_slug(project.pk, title),
         sort_order=_end_of(selectors.level_folders(project=project, parent_id=parent_id)), created_by=actor)
@@ -93,9 +103,11 @@ def update_folder(*, folder: Folder, actor: User, title: str = UNCHANGED,
         if parent_id == folder.pk:
             raise RuleViolation("parent_id: a folder cannot be its own parent", field="parent_id")
         parent = _folder_for(folder.project_id, parent_id, "parent_id")
-        if folder.pk in selectors.ancestry(selectors.folder_parents(project_id=folder.project_id), parent_id):
+        parents = selectors.folder_parents(project_id=folder.project_id)
+        if folder.pk in selectors.ancestry(parents, parent_id):
             raise RuleViolation("parent_id: a folder cannot be moved under one of its own subfolders",
                                 field="parent_id")
+        _check_depth(parents, parent_id, selectors.subtree_height(parents, folder.pk))
         folder.parent = parent
         folder.sort_order = _end_of(selectors.level_folders(project=folder.project, parent_id=parent_id))
     folder.save()
@@ -216,12 +228,21 @@ def delete_comment(*, comment: ArticleComment, actor: User) -> None:
     _soft_delete(_relocked(ArticleComment, comment))
 
 
+def _check_room(article: Article, adding: int) -> None:
+    """An article holds at most DOCS_MAX_ATTACHMENTS_PER_ARTICLE files: what a copy of it reads and writes."""
+    limit = settings.DOCS_MAX_ATTACHMENTS_PER_ARTICLE
+    if selectors.article_attachments(article=article).count() + adding > limit:
+        raise RuleViolation(f"files: an article holds at most {limit} attachments", field="files")
+
+
 def attach_files(*, article: Article, uploads: list[Upload], actor: User) -> list[ArticleAttachment]:
     """Store checked uploads on the article: all of them or none."""
+    _check_room(article, len(uploads))  # before the files are written; again under the lock, for certain
     attachments = files.records_for(ArticleAttachment, uploads, uploaded_by=actor, article=article)
 
     def commit() -> list[ArticleAttachment]:
         _live_article_locked(article)
+        _check_room(article, len(uploads))
         return ArticleAttachment.objects.bulk_create(attachments)
 
     return files.store_then_commit(attachments, files.uploaded_contents(uploads), commit)

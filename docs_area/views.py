@@ -6,7 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from attachments.files import download_response
-from attachments.schema import download_responses
+from attachments.schema import UPLOAD_REQUEST, download_responses
 from attachments.uploads import accepted_uploads
 from core.api.conditional import ETAG, IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, etag_of, precondition, with_etag
 from core.api.inputs import validated
@@ -15,7 +15,6 @@ from projects.models import Membership
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet
-from tickets.views import UPLOAD_REQUEST
 
 from . import selectors, services
 from .serializers import (
@@ -96,7 +95,8 @@ class FolderViewSet(DocsScopedViewSet):
         """List a folder."""
         return Response(_listing(self.membership, self.object))
 
-    @extend_schema(request=CreateFolderInput, responses={201: FOLDER, **WRITE_ERRORS})
+    @extend_schema(description="Folders nest at most 32 levels deep (the operator may change it): deeper, 422.",
+                   request=CreateFolderInput, responses={201: FOLDER, **WRITE_ERRORS})
     def create(self, request, project_id):
         """Create a folder."""
         data = validated(CreateFolderInput, request.data)
@@ -104,7 +104,8 @@ class FolderViewSet(DocsScopedViewSet):
         return Response({"success": True, "folder": DocsFolderOutput(folder).data}, status=status.HTTP_201_CREATED)
 
     @extend_schema(description="`parent_id` null moves the folder to the root; it cannot go under itself or any of "
-                               "its subfolders (422).",
+                               "its subfolders, nor where its deepest subfolder would be more than 32 levels deep "
+                               "(422).",
                    request=UpdateFolderInput, responses={200: FOLDER, **WRITE_ERRORS})
     def update(self, request, project_id, folder_id):
         """Rename or move a folder."""
@@ -206,7 +207,8 @@ class ArticleViewSet(DocsScopedViewSet):
         return Response({"success": True, "comment": ArticleCommentWrittenOutput(comment).data},
                         status=status.HTTP_201_CREATED)
 
-    @extend_schema(description="Attach files to the article: contributor and up.", request=UPLOAD_REQUEST,
+    @extend_schema(description="Attach files to the article: contributor and up. An article holds at most 50 files "
+                               "(the operator may change it): beyond, 422 and none is stored.", request=UPLOAD_REQUEST,
                    responses={200: envelope("ArticleAttachmentList", success=True,
                                             attachments=ArticleAttachmentOutput(many=True)), **WRITE_ERRORS})
     def attach(self, request, project_id, article_id):

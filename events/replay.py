@@ -7,6 +7,7 @@ live frames arriving while the replay is read wait in its channel, and are then 
 missing ones read from the log; if the log no longer has them, the viewer is told to reload.
 """
 
+import re
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -19,16 +20,20 @@ from . import selectors
 REPLAY_MAX = 1000
 
 
+SEQ = re.compile(r"[0-9]{1,18}")
+
+
 class InvalidSince(ValueError):
     pass
 
 
 def since_of(query_string: bytes) -> int | None:
-    """`?since=SEQ` of the handshake: None when absent; anything but a whole number ≥ 0 is refused."""
+    """`?since=SEQ` of the handshake: None when absent; anything but a whole number of 1 to 18 digits (as
+    an id, core.api.fields) is refused, before Python would read thousands of digits (or refuse them)."""
     values = parse_qs(query_string.decode("latin-1"), keep_blank_values=True).get("since")
     if values is None:
         return None
-    if len(values) != 1 or not values[0].isascii() or not values[0].isdigit():
+    if len(values) != 1 or SEQ.fullmatch(values[0]) is None:
         raise InvalidSince(values)
     return int(values[0])
 

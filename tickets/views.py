@@ -1,14 +1,13 @@
 from functools import cached_property
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from attachments.files import download_response
-from attachments.schema import download_responses
-from attachments.uploads import MAX_FILE_SIZE, accepted_uploads
+from attachments.schema import UPLOAD_REQUEST, download_responses
+from attachments.uploads import accepted_uploads
 from core.api.conditional import (
     ETAG,
     IF_MATCH,
@@ -64,12 +63,6 @@ from .serializers import (
 
 OK = envelope("Ok", ok=True)
 
-UPLOAD_REQUEST = {"multipart/form-data": inline_serializer("AttachmentUpload", {
-    "files[]": serializers.ListField(child=serializers.FileField(), help_text=(
-        f"One or more files, at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES}, each at most "
-        f"{MAX_FILE_SIZE // (1024 * 1024)} MB, of an accepted type whose content agrees with the extension. "
-        "If one is refused, none is stored.")),
-})}
 ATTACHMENT_LIST = envelope("AttachmentList", ok=True, attachments=AttachmentOutput(many=True))
 
 BOARD_RESPONSE = inline_serializer("Board", {

@@ -1,5 +1,6 @@
-from datetime import timedelta
+from datetime import date, timedelta
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -12,6 +13,8 @@ MAX_MINUTES = 1_000_000  # far beyond any real entry, well inside the column
 MAX_NOTE = 1000
 REPORT_DAYS = 30  # the default range: `to` and the 29 days before it
 MAX_REPORT_DAYS = 366
+# No time entry is older than the Unix epoch; the day after the last one must still be a date.
+FIRST_REPORT_DAY, LAST_REPORT_DAY = date(1970, 1, 1), date.max - timedelta(days=1)
 
 # ---- input ----------------------------------------------------------------------------------
 
@@ -26,8 +29,16 @@ class UpdateEntryInput(ManualEntryInput):
     note = serializers.CharField(max_length=MAX_NOTE, required=False, allow_blank=True)
 
 
+def report_day(help_text: str) -> serializers.DateField:
+    """A day of the report's range: one the range's arithmetic (the day after `to`, the default `from`) can
+    reach without leaving the calendar Python and the databases know."""
+    return serializers.DateField(
+        required=False, validators=[MinValueValidator(FIRST_REPORT_DAY), MaxValueValidator(LAST_REPORT_DAY)],
+        help_text=f"{help_text}; from {FIRST_REPORT_DAY} to {LAST_REPORT_DAY}")
+
+
 class TimeReportInput(serializers.Serializer):
-    to = serializers.DateField(required=False, help_text="Last day counted (UTC), YYYY-MM-DD; default today")
+    to = report_day("Last day counted (UTC), YYYY-MM-DD; default today")
     group_by = serializers.ChoiceField(choices=list(GROUPINGS), default="user")
     user_id = ObjectIdField(required=False, help_text="Only this user's entries")
     format = serializers.ChoiceField(choices=["json", "csv"], default="json",
@@ -35,13 +46,12 @@ class TimeReportInput(serializers.Serializer):
 
     def get_fields(self):
         # `from` is a Python keyword, so it cannot be declared as an attribute.
-        return {"from": serializers.DateField(required=False, help_text=(
-            f"First day counted (UTC), YYYY-MM-DD; default {REPORT_DAYS - 1} days before `to`")),
-            **super().get_fields()}
+        return {"from": report_day(f"First day counted (UTC), YYYY-MM-DD; default {REPORT_DAYS - 1} days before "
+                                   f"`to` (at the earliest {FIRST_REPORT_DAY})"), **super().get_fields()}
 
     def validate(self, attrs):
         end = attrs.get("to") or timezone.now().date()
-        start = attrs.get("from") or end - timedelta(days=REPORT_DAYS - 1)
+        start = attrs.get("from") or max(end - timedelta(days=REPORT_DAYS - 1), FIRST_REPORT_DAY)
         if start > end:
             raise serializers.ValidationError({"from": "must not be after to"})
         if (end - start).days + 1 > MAX_REPORT_DAYS:

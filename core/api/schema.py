@@ -9,7 +9,8 @@ import re
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import is_list_serializer
+from drf_spectacular.plumbing import build_basic_type, is_list_serializer
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
@@ -101,6 +102,54 @@ class TimestampFieldExtension(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return dict(TIMESTAMP)
+
+
+# What Python's str.strip(), and so DRF's trimming, removes: every character that str.isspace() accepts,
+# spelled alike for JSON Schema's (ECMA-262) regular expressions and Python's.
+WHITESPACE = r"\t-\r\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+ANY, SOLID, SPACE = r"[^\u0000]", rf"[^{WHITESPACE}\u0000]", rf"[{WHITESPACE}]"
+# A calendar day, YYYY-MM-DD in ASCII digits, as Python's dates know them (years 0001 to 9999; 29 February
+# of leap years). DRF reads other scripts' digits too, as strptime does: a lenience, not a promise.
+YEAR = r"(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+DAY = (rf"^(?:{YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+       rf"|02-(?:0[1-9]|1[0-9]|2[0-8]))|{LEAP_YEAR}-02-29)$")
+
+
+def input_text(field: serializers.CharField) -> dict:
+    """What a text field of a request takes, beyond its length: no NUL character (DRF refuses them), and
+    unless it may be blank, `min_length` characters (one at least) once trimmed, as a regular expression
+    of the raw string."""
+    if field.allow_blank or not field.trim_whitespace:
+        # Not a pattern: drf-spectacular would add a blank alternative, which "" would then match twice.
+        return {"not": {"pattern": r"\u0000"}}
+    least = max(field.min_length or 1, 1)
+    if least == 1:
+        return {"pattern": rf"^{ANY}*{SOLID}{ANY}*$"}
+    return {"pattern": rf"^{SPACE}*{SOLID}{ANY}{{{least - 2},}}{SOLID}{SPACE}*$"}
+
+
+class InputTextFieldExtension(OpenApiSerializerFieldExtension):
+    """Request text says what validation takes beyond its length: no NUL, not blank once trimmed."""
+
+    target_class = "rest_framework.fields.CharField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = build_basic_type(OpenApiTypes.STR)
+        return {**schema, **input_text(self.target)} if direction == "request" else schema
+
+
+class InputDayFieldExtension(OpenApiSerializerFieldExtension):
+    """Request days are `format: date`, which JSON Schema only notes: the pattern makes it a rule."""
+
+    target_class = "rest_framework.fields.DateField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = build_basic_type(OpenApiTypes.DATE)
+        if direction == "request":
+            # The length too: a Python `$` (python-jsonschema's) also matches before a final newline.
+            schema.update(pattern=DAY, minLength=10, maxLength=10)
+        return schema
 
 
 DOWNLOAD_HEADERS = {

@@ -1,13 +1,14 @@
 """The upload rules on their own: which files are accepted, as what, and how a stored name is served back."""
 
 import io
+import warnings
 import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from attachments.files import content_disposition
-from attachments.uploads import MAX_FILE_SIZE, accepted_upload, display_name
+from attachments.uploads import MAX_FILE_SIZE, MAX_ZIP_MEMBERS, accepted_upload, display_name
 from core.api.exceptions import RuleViolation
 from tests import sample_files as samples
 
@@ -120,3 +121,54 @@ def test_display_name(raw, shown):
 ])
 def test_content_disposition(name, inline, header):
     assert content_disposition(name, inline=inline) == header
+
+
+def zip_of(members: int, name: str = "a") -> bytes:
+    """An archive of `members` empty members, all named `name` (short names keep 120,000 within 10 MB)."""
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w") as archive:
+        warnings.simplefilter("ignore", UserWarning)  # "Duplicate name"
+        info = zipfile.ZipInfo(name)
+        for _ in range(members):
+            archive.writestr(info, b"")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def directories_read(monkeypatch):
+    """The archives zipfile opened for reading (which reads their whole central directory)."""
+    opened = []
+    original = zipfile.ZipFile.__init__
+
+    def counting(self, file, mode="r", *args, **kwargs):
+        if mode == "r":
+            opened.append(file)
+        original(self, file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", counting)
+    return opened
+
+
+def test_an_archive_of_120000_members_is_refused_without_reading_its_directory(directories_read):
+    content = zip_of(120_000)
+    assert len(content) <= MAX_FILE_SIZE
+    assert refusal("many.zip", content) == "files: many.zip: is an archive of more than 10,000 members"
+    assert directories_read == []
+
+
+@pytest.mark.parametrize("name", ["many.docx", "many.odt"])
+def test_office_files_are_bounded_alike(name, directories_read):
+    assert refusal(name, zip_of(MAX_ZIP_MEMBERS + 1)) == (
+        f"files: {name}: is an archive of more than 10,000 members")
+    assert directories_read == []
+
+
+def test_an_archive_of_the_most_members_is_read(directories_read):
+    upload = accepted_upload(SimpleUploadedFile("many.zip", zip_of(MAX_ZIP_MEMBERS)))
+    assert (upload.mime_type, len(directories_read)) == ("application/zip", 1)
+
+
+def test_a_signature_split_across_read_chunks_is_counted(monkeypatch):
+    monkeypatch.setattr(SimpleUploadedFile, "DEFAULT_CHUNK_SIZE", 7)  # signatures straddle most chunk borders
+    assert refusal("many.zip", zip_of(MAX_ZIP_MEMBERS + 1)) == (
+        "files: many.zip: is an archive of more than 10,000 members")

@@ -22,3 +22,18 @@ def test_a_form_post_with_a_session_cookie_is_not_refused_by_csrf(client, manage
     client.handler.enforce_csrf_checks = True
     response = client.post("/api/v1/no/such/path", {"a": "b"})
     assert (response.status_code, response.json()) == (404, {"error": "not found"})
+
+
+@pytest.mark.parametrize("path", ["//api//v1//projects", "///api/v1/projects", "//api/nowhere"])
+def test_doubled_slashes_before_api_still_answer_json(client, client_for, manager, path):
+    for api in [client, client_for(manager)]:
+        # As a server passes the path on: the test client would read a leading "//api" as a host name.
+        response = api.get("/", PATH_INFO=path)
+        assert (response.status_code, response["Content-Type"], response.json()) == (
+            404, "application/json", {"error": "not found"})
+        assert "X-RateLimit-Limit" in response
+
+
+def test_site_pages_keep_their_html_404(client):
+    response = client.get("/nowhere/api/")
+    assert (response.status_code, response["Content-Type"]) == (404, "text/html; charset=utf-8")

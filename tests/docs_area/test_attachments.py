@@ -1,5 +1,6 @@
 """Files on articles through the shared attachments/ flow: upload, download (private), delete, and copies."""
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,17 @@ class TestUpload:
         response = client_for(editor).post(upload_url(article), {}, format="multipart")
         assert (response.status_code, response.json()) == (422, {"error": "files is required", "field": "files"})
         assert_nothing_stored(settings)
+
+    def test_an_article_holds_at_most_the_configured_number_of_files(self, client_for, editor, manager, article,
+                                                                      settings):
+        settings.DOCS_MAX_ATTACHMENTS_PER_ARTICLE = 3
+        kept = [attach(article, manager, f"n{index}.txt", b"note") for index in range(2)]
+        response = client_for(editor).post(upload_url(article), **multipart(("a.txt", b"a"), ("b.txt", b"b")))
+        assert (response.status_code, response.json()) == (
+            422, {"error": "files: an article holds at most 3 attachments", "field": "files"})
+        assert list(ArticleAttachment.objects.order_by("id")) == kept
+        assert stored_files(settings) == sorted(attachment.file.name for attachment in kept)
+        assert client_for(editor).post(upload_url(article), **multipart(("a.txt", b"a"))).status_code == 200
 
     def test_a_json_body_is_415(self, client_for, editor, article, settings):
         response = client_for(editor).post(upload_url(article), {"files[]": "x"})
@@ -178,6 +190,22 @@ class TestCopyArticle:
         assert ArticleAttachment.objects.filter(article=article).count() == 2
         detail = client_for(editor).get(docs_url(article.project, f"/articles/{article.id}")).json()
         assert [a["id"] for a in detail["attachments"]] == [o.id for o in originals]
+
+    def test_files_are_copied_in_bounded_memory(self, editor, manager, article, settings):
+        """Streamed from the original's storage to the copy's, chunk by chunk: never a whole file in memory."""
+        size = 8 * 1024 * 1024
+        for index in range(3):
+            attach(article, manager, f"big{index}.txt", bytes([ord("a") + index]) * size)
+        tracemalloc.start()
+        try:
+            copy = services.copy_article(article=article, actor=editor)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        copies = copy.attachments.order_by("id")
+        assert [Path(settings.MEDIA_ROOT, c.file.name).read_bytes() == bytes([ord("a") + i]) * size
+                for i, c in enumerate(copies)] == [True, True, True]
+        assert peak < 1024 * 1024, f"{peak} bytes at the peak: a few 64 KiB chunks at most"
 
     def test_a_failed_copy_leaves_no_files(self, client_for, editor, manager, article, settings, monkeypatch):
         attach(article, manager)

@@ -111,7 +111,7 @@ async def test_a_seq_ahead_of_the_project_or_too_far_behind_answers_resync(proje
         assert await seqs_until_quiet(socket) == [3, 4]
 
 
-@pytest.mark.parametrize("since", ["", "abc", "-1", "1.5", "1&since=2", "٣"])
+@pytest.mark.parametrize("since", ["", "abc", "-1", "1.5", "1&since=2", "٣", "9" * 19, "1" * 5000, "+1", " 1"])
 async def test_a_malformed_since_refuses_the_handshake(project, viewer, since):
     async with board_since(project.id, bearer(await token_of(viewer)), since) as socket:
         assert socket is None

@@ -59,6 +59,8 @@ def seed(manager) -> dict[str, list[int]]:
     entries = [TimeEntryFactory(ticket=ticket, user=manager) for ticket in tickets[:10]]
     NotificationFactory(ticket=tickets[0], user=manager)
     folders = [FolderFactory(project=project) for _ in range(3)]
+    for _ in range(40):  # a chain deeper than a folder may be made now (issue 27): listed, moved, deleted
+        folders.append(FolderFactory(project=project, parent=folders[-1]))
     articles = [ArticleFactory(project=project, folder=folders[0]) for _ in range(5)]
     article_comments = [ArticleCommentFactory(article=article) for article in articles]
     article_files = [ArticleAttachmentFactory(article=article) for article in articles]

@@ -94,11 +94,12 @@ async def test_deleting_the_token_in_the_admin_closes_the_socket(project, viewer
 
 
 async def test_the_socket_closes_when_its_token_expires(project, viewer):
-    expires_at = timezone.now() + timedelta(seconds=0.5)
+    # The expiry leaves room for a handshake on a loaded machine (two test processes on two cores).
+    expires_at = timezone.now() + timedelta(seconds=1.5)
     _, plain = await database_sync_to_async(issue_token)(user=viewer, expires_at=expires_at)
     async with board_socket(project.id, bearer(plain)) as board:
         assert await board.receive_nothing(timeout=0.3)
-        assert await closes_within_a_second(board)
+        assert await board.receive_output(timeout=2) == CLOSED
 
 
 async def test_an_expiry_moved_to_the_past_closes_the_socket(project, viewer):

@@ -29,6 +29,9 @@ BAD_FRAMES = {
     "huge": ({"text_data": padded(1024 * 1024)}, FRAME_TOO_BIG),
     "one byte over": ({"text_data": padded(LIMIT + 1)}, FRAME_TOO_BIG),
     "few characters, many bytes": ({"text_data": json.dumps({"pad": "€" * 1400}, ensure_ascii=False)}, FRAME_TOO_BIG),
+    # 2,000 characters of valid JSON the parser cannot descend into (it stops at Python's recursion limit).
+    "nested a thousand deep": ({"text_data": "[" * 1000 + "]" * 1000}, BAD_FRAME),
+    "nested two thousand deep": ({"text_data": "[" * 2000 + "]" * 2000}, BAD_FRAME),
 }
 
 

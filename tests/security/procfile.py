@@ -34,6 +34,17 @@ class ProcfileServer(DaphneServer):
         self._wait_until_listening()
         return self
 
+    def worker_pids(self) -> list[int]:
+        """The processes gunicorn's master (the one started) runs the application in."""
+        return [int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat")
+                if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[1] == str(self.pid)]
+
+    def open_files(self, under: Path) -> list[str]:
+        """The files under `under` the workers hold open (deleted ones and unnamed temporary files included),
+        but gunicorn's own heartbeat file."""
+        paths = [os.readlink(fd) for pid in self.worker_pids() for fd in Path(f"/proc/{pid}/fd").iterdir()]
+        return [path for path in paths if path.startswith(str(under)) and not Path(path).name.startswith("wgunicorn-")]
+
     def __exit__(self, *exc_info) -> None:
         # gunicorn's master stops its workers on SIGTERM; the group goes too if the master was slow.
         super().__exit__(*exc_info)

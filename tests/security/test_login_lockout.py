@@ -1,11 +1,17 @@
-"""Repeated failed logins lock that username from that address out for a while."""
+"""Login abuse: repeated failed logins lock that username, and failures for many usernames (a password
+spray) lock that address, out for a while; login POSTs are rate limited per address before any password
+is checked."""
+
+import time
 
 import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.test import Client
 
 from tests.factories import PASSWORD, UserFactory
 
 LOGIN = "/accounts/login/"
+ADMIN_LOGIN = "/admin/login/"
 
 
 @pytest.fixture
@@ -16,7 +22,37 @@ def user(db):
 @pytest.fixture(autouse=True)
 def small_limit(settings):
     settings.LOGIN_FAILURE_LIMIT = 3
+    settings.LOGIN_SPRAY_LIMIT = 4
     settings.LOGIN_LOCKOUT_SECONDS = 600
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 100
+
+
+@pytest.fixture(autouse=True)
+def mid_window(monkeypatch):
+    """A fixed clock, so that no test straddles the turn of a minute."""
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_030.0)
+
+
+class CountingHasher(MD5PasswordHasher):
+    """The tests' hasher, counting the hashes it computes: the work of a login attempt."""
+
+    hashed = 0
+
+    def encode(self, password, salt):
+        CountingHasher.hashed += 1
+        return super().encode(password, salt)
+
+
+@pytest.fixture
+def hashes(settings):
+    settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
+    CountingHasher.hashed = 0
+
+    def since_last() -> int:
+        counted, CountingHasher.hashed = CountingHasher.hashed, 0
+        return counted
+
+    return since_last
 
 
 def fail(client: Client, times: int, username: str = "ada") -> None:
@@ -66,3 +102,110 @@ def test_the_admin_login_is_locked_out_too(client, db):
     response = client.post("/admin/login/", {"username": "root", "password": PASSWORD})
     assert response.status_code == 200
     assert "Too many failed login attempts" in response.content.decode()
+
+
+# ---- a password spray: many usernames from one address
+
+def test_failures_for_many_usernames_lock_the_address_out(client, user):
+    for username in ["nobody1", "nobody2", "bob", "ada"]:  # unknown and known ones count alike
+        fail(client, 1, username)
+    for username in ["ada", "carol"]:
+        response = client.post(LOGIN, {"username": username, "password": PASSWORD})
+        assert response.status_code == 200
+        assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert Client(REMOTE_ADDR="10.0.0.9").post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_one_username_failing_again_is_not_a_spray(client, user, settings):
+    settings.LOGIN_FAILURE_LIMIT = 10
+    fail(client, 6, "ada")
+    assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_a_spray_from_one_ipv6_block_locks_that_block(db, user):
+    for index in range(4):
+        fail(Client(REMOTE_ADDR=f"2001:db8::{index + 1}"), 1, f"nobody{index}")
+    response = Client(REMOTE_ADDR="2001:db8::ff").post(LOGIN, {"username": "ada", "password": PASSWORD})
+    assert "Too many failed login attempts" in response.content.decode()
+    assert Client(REMOTE_ADDR="2001:db8:0:1::1").post(LOGIN, {"username": "ada", "password": PASSWORD}
+                                                      ).status_code == 302
+
+
+def test_a_spray_locks_the_admin_login_too(client, db):
+    UserFactory(username="root", is_staff=True, is_superuser=True)
+    for index in range(4):
+        client.post(ADMIN_LOGIN, {"username": f"nobody{index}", "password": "wrong"})
+    response = client.post(ADMIN_LOGIN, {"username": "root", "password": PASSWORD})
+    assert response.status_code == 200
+    assert "Too many failed login attempts" in response.content.decode()
+
+
+# ---- what a failed login costs
+
+def test_a_failed_login_costs_one_password_hash_whoever_the_username_names(client, db, hashes, settings):
+    settings.LOGIN_FAILURE_LIMIT = settings.LOGIN_SPRAY_LIMIT = 100
+    UserFactory(username="ada")
+    UserFactory(username="gone", is_active=False)
+    UserFactory(username="nopass").set_unusable_password()
+    hashes()  # the factories' own
+    costs = {}
+    for username in ["ada", "gone", "nopass", "nobody"]:
+        fail(client, 1, username)
+        costs[username] = hashes()
+    assert costs == {"ada": 1, "gone": 1, "nopass": 1, "nobody": 1}
+
+
+def test_a_locked_out_login_checks_no_password(client, user, hashes):
+    fail(client, 3)
+    hashes()
+    client.post(LOGIN, {"username": "ada", "password": PASSWORD})
+    assert hashes() == 0
+
+
+# ---- the rate limit of login POSTs per address
+
+@pytest.mark.parametrize("path", [LOGIN, ADMIN_LOGIN])
+def test_login_posts_over_the_rate_limit_get_a_429_page_without_a_password_check(path, client, db, settings,
+                                                                                 hashes):
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    UserFactory(username="root", is_staff=True, is_superuser=True)
+    statuses = [client.post(path, {"username": f"nobody{index}", "password": "wrong"}).status_code
+                for index in range(3)]
+    assert statuses == [200, 200, 200]
+    hashes()
+    response = client.post(path, {"username": "root", "password": PASSWORD})
+    assert (response.status_code, response["Retry-After"], hashes()) == (429, "30", 0)
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert "Too many login attempts from your address. Try again in 30 seconds." in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_rate_limit_counts_per_address_and_posts_only(client, user, settings):
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
+    assert all(client.get(LOGIN).status_code == 200 for _ in range(5))
+    fail(client, 2, "nobody")
+    assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 429
+    assert Client(REMOTE_ADDR="10.0.0.9").post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_successful_logins_count_too(db, user, settings):
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
+    statuses = [Client().post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code for _ in range(3)]
+    assert statuses == [302, 302, 429]
+
+
+def test_the_rate_limit_ends_with_its_minute(client, user, settings, monkeypatch):
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 1
+    fail(client, 1, "nobody")
+    assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 429
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_061.0)
+    assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_login_limits_come_from_the_environment():
+    from tests.security.test_rate_limits import settings_in_a_process
+
+    assert settings_in_a_process({}, "settings.LOGIN_RATE_LIMIT_PER_MINUTE, settings.LOGIN_SPRAY_LIMIT") == "20 10"
+    env = {"LOGIN_RATE_LIMIT_PER_MINUTE": "7", "LOGIN_SPRAY_LIMIT": "3"}
+    assert settings_in_a_process(env, "settings.LOGIN_RATE_LIMIT_PER_MINUTE, settings.LOGIN_SPRAY_LIMIT") == "7 3"

@@ -23,8 +23,12 @@ HUNDRED_MB = 100 * 1024 * 1024
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     database = tmp_path_factory.mktemp("procfile") / "server.sqlite3"
-    env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "WEB_CONCURRENCY": "1"}
+    spool = tmp_path_factory.mktemp("spool")  # where the server's uploads would be spooled (tempfile's TMPDIR)
+    env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "WEB_CONCURRENCY": "1", "TMPDIR": str(spool),
+           # The workers' metrics files stay open for their life: elsewhere than the spool.
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path_factory.mktemp("metrics"))}
     with ProcfileServer(env) as server:
+        server.spool = spool
         server.manage("migrate", "--no-input")
         server.manage("createuser", "ada", "--name", "Ada Lovelace", "--password", PASSWORD)
         server.token = server.manage("issuetoken", "ada")
@@ -114,3 +118,34 @@ def test_a_chunked_body_is_cut_at_the_limit(server):
     assert status == 413
     assert body["error"].startswith("request body too large")
     assert sent < 20 * 1024 * 1024  # the limit (2 MB) and what the sockets' buffers held meanwhile
+
+
+def test_stalled_uploads_to_an_unreachable_ticket_spool_nothing(server):
+    """Issue 27, item 4: ten connections with a valid token each announce 200 MB of files for a ticket
+    the token cannot reach, send 3 MB of it and stall: each is refused before a byte of its body is read,
+    and the worker holds no spooled body for any of them (Django spools a body over 2.5 MB to an unnamed
+    temporary file in TMPDIR: the worker's open files would show it)."""
+    head = (f"POST /api/v1/tickets/999999/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {server.token}\r\nContent-Type: multipart/form-data; boundary=x\r\n"
+            f"Content-Length: {200 * 1024 * 1024}\r\n\r\n").encode()
+    connections = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(10)]
+    try:
+        for connection in connections:
+            try:
+                connection.sendall(head + b"x" * (3 * 1024 * 1024))  # the start of a body, then nothing
+            except ConnectionResetError:
+                pass  # refused while it sent
+        answers = [status_and_json(read_answer(connection)) for connection in connections]
+        assert [(status, body["error"].startswith("request body too large")) for status, body, _ in answers] == [
+            (413, True)] * 10
+        assert server.open_files(server.spool) == []
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+def read_answer(connection: socket.socket) -> bytes:
+    answer = b""
+    while not complete(answer):
+        answer += connection.recv(65536)
+    return answer

@@ -187,3 +187,21 @@ def test_a_count_that_fails_gives_its_connection_back():
     server.delete(key)
     assert [ratelimit.charge((bucket, 9)).count for _ in range(2)] == [1, 2]  # the pool serves on
     server.delete(key)
+
+
+def cache_keys() -> list[str]:
+    """Every key of this test in the shared cache (its own KEY_PREFIX: tests/conftest.py)."""
+    from django.core.cache import cache
+
+    if hasattr(cache, "keys"):  # django-redis
+        return cache.keys("*")
+    return [key for key in cache._cache if key.startswith(f"{cache.key_prefix}:")]  # Django's local-memory cache
+
+
+def test_a_flood_of_random_tokens_creates_no_key_per_token(db, settings):
+    """A token counts only once it authenticates: random ones all count against their address."""
+    settings.API_ANON_RATE_LIMIT_PER_MINUTE = 1000
+    statuses = {APIClient().get(PATH, HTTP_AUTHORIZATION=f"Bearer {os.urandom(32).hex()}").status_code
+                for _ in range(50)}
+    assert statuses == {401}
+    assert len(cache_keys()) == 1  # the address's counter of this minute

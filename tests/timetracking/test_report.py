@@ -192,12 +192,29 @@ class TestCsv:
     ({"from": "2025-13-01"}, "from: Date has wrong format. Use one of these formats instead: YYYY-MM-DD.", "from"),
     ({"to": "10/03/2025"}, "to: Date has wrong format. Use one of these formats instead: YYYY-MM-DD.", "to"),
     ({"group_by": "week"}, 'group_by: "week" is not a valid choice.', "group_by"),
+    # Days whose range would leave the calendar (the day after `to`, the 29 days before it).
+    ({"to": "9999-12-31"}, "to: Ensure this value is less than or equal to 9999-12-30.", "to"),
+    ({"to": "0001-01-01"}, "to: Ensure this value is greater than or equal to 1970-01-01.", "to"),
+    ({"from": "0001-01-01", "to": "0001-01-02"}, "from: Ensure this value is greater than or equal to 1970-01-01.",
+     "from"),
+    ({"from": "9999-12-31"}, "from: Ensure this value is less than or equal to 9999-12-30.", "from"),
     ({"user_id": "x"}, "user_id: A valid integer is required.", "user_id"),
     ({"format": "xml"}, 'format: "xml" is not a valid choice.', "format"),
 ])
 def test_bad_parameters_are_422_naming_the_field(client_for, project, manager, clock, params, error, field):
     response = client_for(manager).get(report_url(project, **params))
     assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+
+
+@pytest.mark.parametrize(("params", "first", "last"), [
+    ({"to": "9999-12-30"}, "9999-12-01", "9999-12-30"),
+    ({"to": "1970-01-05"}, "1970-01-01", "1970-01-05"),  # the default `from` stops at the first day
+])
+def test_the_edges_of_the_calendar_answer(client_for, project, manager, params, first, last):
+    response = client_for(manager).get(report_url(project, group_by="day", **params))
+    assert response.status_code == 200
+    assert (response.json()["from"], response.json()["to"]) == (first, last)
+    assert (response.json()["rows"][0]["date"], response.json()["rows"][-1]["date"]) == (first, last)
 
 
 def test_a_leap_year_of_days_is_allowed(client_for, project, manager):

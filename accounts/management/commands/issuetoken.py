@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts import services
 from accounts.models import User
+from core.errors import RuleViolation
 
 
 class Command(BaseCommand):
@@ -17,5 +18,8 @@ class Command(BaseCommand):
             raise CommandError(f"user {username!r} does not exist")
         if not user.is_active:
             raise CommandError(f"user {username!r} is inactive")
-        _, plain = services.issue_token(user=user, label=name)
+        try:
+            _, plain = services.issue_token(user=user, label=name)
+        except RuleViolation as refused:
+            raise CommandError(refused.message) from None
         self.stdout.write(plain)
