@@ -1,4 +1,5 @@
 import asyncio
+import os
 import uuid
 from contextlib import contextmanager
 
@@ -20,12 +21,18 @@ ROLES = [Role.VIEWER, Role.CONTRIBUTOR, Role.EDITOR, Role.DEVELOPER, Role.MANAGE
 
 def pytest_collection_modifyitems(config, items):
     """Behind PgBouncer (DATABASE_PREPARED_STATEMENTS=0) the tests of what it hides are skipped: .ci/run runs
-    them against PostgreSQL itself."""
+    them against PostgreSQL itself. The browser tests start a server of their own on a SQLite file whatever
+    the suite runs on: the PostgreSQL pass runs them (or any run with BROWSER_TESTS=1), the quick pass on the
+    defaults does not run them a second time."""
+    skips = {}
     if connection.vendor == "postgresql" and not prepares_statements(connection):
-        skip = pytest.mark.skip(reason="needs PostgreSQL itself, not PgBouncer (DATABASE_PREPARED_STATEMENTS=0)")
-        for item in items:
-            if "direct_postgres" in item.keywords:
-                item.add_marker(skip)
+        skips["direct_postgres"] = "needs PostgreSQL itself, not PgBouncer (DATABASE_PREPARED_STATEMENTS=0)"
+    if connection.vendor != "postgresql" and not os.environ.get("BROWSER_TESTS"):
+        skips["browser"] = "in the PostgreSQL pass, or with BROWSER_TESTS=1"
+    for item in items:
+        for marker, reason in skips.items():
+            if marker in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(autouse=True)
