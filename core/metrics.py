@@ -13,6 +13,7 @@ is set (else 404); with neither set the route does not exist (404 from the appli
 
 import hmac
 import ipaddress
+from pathlib import Path
 from time import perf_counter
 
 from asgiref.sync import sync_to_async
@@ -41,6 +42,11 @@ DB_POOL_CONNECTIONS = Gauge("tracker_db_pool_connections", "PostgreSQL connectio
                             ["state"], multiprocess_mode="livesum")
 DB_POOL_WAITING = Gauge("tracker_db_pool_waiting_requests", "Requests waiting for a pooled connection",
                         multiprocess_mode="livesum")
+WEBHOOK_DELIVERIES = Counter("tracker_webhook_deliveries", "Webhook delivery attempts, by their outcome", ["outcome"])
+
+# Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR: apart
+# from the web workers' files, which the web server empties when it starts (config/gunicorn.py).
+WORKER_SAMPLES = "worker"
 
 
 def route_of(request) -> str:
@@ -85,12 +91,22 @@ def record_pool_usage() -> None:
     DB_POOL_WAITING.set(stats.get("requests_waiting", 0))
 
 
+class EveryProcess:
+    """The samples of every process of this machine in multiprocess mode: the web workers', and those of a
+    `worker:` process that runs beside them with the same PROMETHEUS_MULTIPROC_DIR."""
+
+    def collect(self):
+        directory = Path(settings.PROMETHEUS_MULTIPROC_DIR)
+        files = [str(path) for path in [*directory.glob("*.db"), *(directory / WORKER_SAMPLES).glob("*.db")]]
+        return MultiProcessCollector.merge(files, accumulate=True)
+
+
 def exposition() -> bytes:
-    """Every sample in the text format: those of all the worker processes in multiprocess mode."""
+    """Every sample in the text format: those of all the processes in multiprocess mode."""
     if not settings.PROMETHEUS_MULTIPROC_DIR:
         return generate_latest(REGISTRY)
     registry = CollectorRegistry()
-    MultiProcessCollector(registry)
+    registry.register(EveryProcess())
     return generate_latest(registry)
 
 

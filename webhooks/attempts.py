@@ -18,6 +18,8 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.metrics import WEBHOOK_DELIVERIES
+
 from . import health, keys, selectors, signing
 from .delivery import Exchange, Failure, post, unsent
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
@@ -132,6 +134,7 @@ def record(delivery: Delivery, exchange: Exchange, *, claim: uuid.UUID) -> Outco
     (WEBHOOK_RETRY_SCHEDULE), or failed once the schedule is spent."""
     now = timezone.now()
     outcome = outcome_of(exchange)
+    WEBHOOK_DELIVERIES.labels(outcome.value).inc()
     attempts = delivery.attempts + 1
     schedule = settings.WEBHOOK_RETRY_SCHEDULE
     if outcome is Outcome.DELIVERED:

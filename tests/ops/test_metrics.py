@@ -118,3 +118,23 @@ def test_the_pool_s_connections_are_reported_as_each_request_leaves(client_for, 
     idle, in_use = (sample("tracker_db_pool_connections", state=state) for state in ("idle", "in_use"))
     assert (idle + in_use, idle) == (stats["pool_size"], stats["pool_available"])
     assert sample("tracker_db_pool_waiting_requests") == 0
+
+
+def test_a_worker_process_samples_are_read_beside_the_web_workers(settings, tmp_path):
+    """A `worker:` process (Celery) that runs on the machine with the same PROMETHEUS_MULTIPROC_DIR writes to its
+    subdirectory, which the web server never empties: a scrape adds its webhook outcomes to the web's."""
+    import os
+    import subprocess
+    import sys
+
+    from core.metrics import WORKER_SAMPLES, exposition
+    from tests.realtime.servers import ROOT
+
+    write = ("import sys; from prometheus_client import Counter; "
+             "Counter('tracker_webhook_deliveries', '', ['outcome']).labels(sys.argv[1]).inc(int(sys.argv[2]))")
+    (tmp_path / WORKER_SAMPLES).mkdir()
+    for directory, count in ((tmp_path, 2), (tmp_path / WORKER_SAMPLES, 3)):  # a web worker, then the worker
+        subprocess.run([sys.executable, "-c", write, "delivered", str(count)], check=True, cwd=ROOT,
+                       env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)})
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
+    assert b'tracker_webhook_deliveries_total{outcome="delivered"} 5.0' in exposition()

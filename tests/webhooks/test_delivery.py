@@ -98,3 +98,21 @@ def test_a_project_without_an_active_webhook_pays_nothing_for_webhooks(client_fo
     assert (selected.startswith("SELECT") and 'FROM "webhooks_webhook"' in selected,
             inserted.startswith('INSERT INTO "webhooks_delivery"')) == (True, True)
     assert Delivery.objects.count() == 1
+
+
+def test_each_attempt_is_counted_by_its_outcome(project, registered, committed):
+    """tracker_webhook_deliveries_total{outcome} (decisions.md, "Operations")."""
+    from prometheus_client import REGISTRY
+
+    from tests.webhooks.receivers import Answer
+
+    def counted(outcome: str) -> float:
+        return REGISTRY.get_sample_value("tracker_webhook_deliveries_total", {"outcome": outcome}) or 0.0
+
+    before = {outcome: counted(outcome) for outcome in ("delivered", "rejected")}
+    hook = registered(Answer(status=500, body=b"broken"), Answer(status=200, body=b"ok"))
+    with committed():
+        create_ticket(hook.client, project.id)
+    hook.endpoint.wait_for(1)
+    assert counted("rejected") - before["rejected"] == 1
+    assert counted("delivered") - before["delivered"] == 0
