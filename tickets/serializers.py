@@ -1,4 +1,3 @@
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -13,7 +12,7 @@ from .selectors import TicketRows, list_row
 # ---- input ------------------------------------------------------------------------------
 
 
-@extend_schema_field(OpenApiTypes.STR)
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 50, "pattern": r"^[-a-zA-Z0-9_]+$"})
 class ProjectStatusField(SlugRelatedField):
     """A status slug of the project in the serializer's context, turned into its Status."""
 
