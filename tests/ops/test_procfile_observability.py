@@ -5,7 +5,6 @@ every line it writes, gunicorn's and uvicorn's included, one JSON object naming 
 import asyncio
 import json
 import re
-import time
 import urllib.error
 import urllib.request
 from email.message import Message
@@ -15,6 +14,7 @@ import pytest
 import websockets
 
 from tests.factories import PASSWORD
+from tests.polling import eventually
 from tests.security.procfile import ProcfileServer, server_program
 
 pytestmark = pytest.mark.skipif(not server_program().exists(), reason="the Procfile's server is not installed")
@@ -61,13 +61,6 @@ def workers_of(server) -> set[int]:
     return {int(pid) for pid in children.split()}
 
 
-def wait_for(condition, seconds: float = 10):
-    deadline = time.monotonic() + seconds
-    while not (found := condition()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
-
-
 def test_requests_of_both_workers_are_counted_in_every_scrape(server):
     labels = 'method="GET",route="api/v1/projects",status="200"'
     before = scrape(server).get(("tracker_http_requests_total", labels), 0)
@@ -95,14 +88,14 @@ def test_open_websockets_are_counted_by_kind_across_the_workers(server):
         assert [socket.response.headers["X-Request-ID"] for socket in sockets] == [f"board-{n}" for n in range(5)]
         sockets += [await websockets.connect(f"{server.ws_url}/ws/v1/notifications/", additional_headers=auth)
                     for _ in range(3)]
-        counted = await asyncio.to_thread(wait_for, lambda: open_sockets() == (5, 3))
+        counted = await asyncio.to_thread(eventually, lambda: open_sockets() == (5, 3))
         for socket in sockets:
             await socket.close()
         return counted
 
     assert open_sockets() == (0, 0)
     assert asyncio.run(hold_sockets())
-    assert wait_for(lambda: open_sockets() == (0, 0))
+    assert eventually(lambda: open_sockets() == (0, 0))
 
 
 def test_every_line_is_json_and_the_request_s_lines_name_its_id(server):
@@ -115,7 +108,7 @@ def test_every_line_is_json_and_the_request_s_lines_name_its_id(server):
         lines = [json.loads(line) for line in server.output().splitlines() if line.strip()]
         return [line for line in lines if line["request_id"] == request_id]
 
-    found = wait_for(lambda: len(lines_of("fleet-check.1")) == 2 and lines_of("fleet-check.1"))
+    found = eventually(lambda: len(lines_of("fleet-check.1")) == 2 and lines_of("fleet-check.1"))
     assert [(line["level"], line["logger"]) for line in found] == [("WARNING", "django.request"),
                                                                    ("INFO", "uvicorn.access")]
     assert found[0]["message"] == "Not Found: /api/v1/no-such-route"

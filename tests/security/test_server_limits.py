@@ -14,6 +14,7 @@ import websockets
 
 from config import workers
 from tests.factories import PASSWORD
+from tests.polling import eventually
 
 from .procfile import ProcfileServer, server_program
 
@@ -68,15 +69,6 @@ def is_healthy(server) -> bool:
     with connect(server) as connection:
         connection.sendall(f"{request_head(server)}\r\n".encode())
         return answer_of(connection).startswith(b"HTTP/1.1 200")
-
-
-def is_healthy_again(server, within: float = 5) -> bool:
-    """Whether the worker serves again within a few seconds: a closed socket leaves its count once the
-    worker has seen the connection end and its consumer has finished, a moment after the client's close."""
-    deadline = time.monotonic() + within
-    while not (healthy := is_healthy(server)) and time.monotonic() < deadline:
-        time.sleep(0.02)  # a poll's interval: a refusal answers at once
-    return healthy
 
 
 def test_a_head_over_64_kib_is_refused_and_the_worker_serves_on(server):
@@ -193,7 +185,8 @@ def test_a_worker_takes_at_most_its_connections(server):
             return answer_of(connection)
 
     assert asyncio.run(request_beside_open_sockets()).startswith(b"HTTP/1.1 503")
-    assert is_healthy_again(server)
+    # a closed socket leaves the worker's count once it has seen the connection end, a moment after the close
+    assert eventually(lambda: is_healthy(server), seconds=5)
 
 
 def open_files_limits(pid: int) -> tuple[str, str]:

@@ -8,17 +8,10 @@ import time
 
 import pytest
 
+from tests.polling import eventually
 from tests.realtime.servers import ROOT, ApiClient, DaphneServer
 
 from .receivers import Answer, Receiver
-
-
-def wait_until(condition, timeout: float):
-    deadline = time.monotonic() + timeout
-    while not (result := condition()):
-        assert time.monotonic() < deadline, f"not within {timeout} s"
-        time.sleep(0.05)
-    return result
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +55,7 @@ def test_a_hung_receiver_delays_no_request_and_no_other_endpoint(api):
         project_id = new_project(api)
         hung_id, healthy_id = register(api, project_id, hung.url), register(api, project_id, healthy.url)
         api.request("POST", f"/api/v1/webhooks/{hung_id}/ping")
-        wait_until(lambda: any(d["error"] for d in deliveries(api, hung_id)), timeout=10)  # known to be failing
+        assert eventually(lambda: any(d["error"] for d in deliveries(api, hung_id)))  # known to be failing
 
         durations = []
         for n in range(6):
@@ -94,5 +87,5 @@ def test_a_retry_is_sent_by_the_web_process_s_sweep(api):
         assert status == 202
         first, second = endpoint.wait_for(2, timeout=5)
         assert first.message_id == second.message_id == body["delivery"]["message_id"]
-        wait_until(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)] == [("delivered", 2)],
-                   timeout=5)
+        assert eventually(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)]
+                          == [("delivered", 2)], seconds=5)
