@@ -97,8 +97,10 @@ def ticket_rows(tickets: QuerySet[Ticket], *, prefix: str, board: bool, tags: It
     if not rows:
         return TicketRows(rows=[], board=board, prefix=prefix, tag_ids={}, tags={})
     # A board's thousands of ids would make a long IN (...): they are given as a subquery instead. A few
-    # (a frame's) are given as they are, which spares building that subquery.
-    ids = [row["id"] for row in rows] if len(rows) <= FEW_TICKETS else tickets.order_by().values("pk")
+    # (a frame's) are given as they are, which spares building that subquery, and so are a page's (at
+    # most its limit: a sliced query keeps its order).
+    few = len(rows) <= FEW_TICKETS or tickets.query.is_sliced
+    ids = [row["id"] for row in rows] if few else tickets.order_by().values("pk")
     tags_by_id = {tag.pk: tag for tag in tags} if tags is not None else {}
     tag_ids = _pairs(Ticket.tags.through.objects.filter(ticket__in=ids).values_list("ticket_id", "tag_id"))
     missing_tags = {tag_id for ids_ in tag_ids.values() for tag_id in ids_} - tags_by_id.keys()

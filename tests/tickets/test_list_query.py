@@ -108,6 +108,15 @@ class TestPages:
         assert [t["id"] for t in rest["tickets"]] == [tickets[2].pk, tickets[3].pk]
         assert rest["next_cursor"] is not None  # the moved ticket comes on the next page
 
+    def test_a_page_of_a_hundred_and_more_carries_each_tickets_parts(self, api, project):
+        tag = TagFactory(project=project)
+        tickets = TicketFactory.create_batch(102, project=project, tags=[tag])
+        body = api.get(list_url(project, limit=100)).json()
+        assert [t["id"] for t in body["tickets"]] == [t.pk for t in tickets[:100]]
+        assert {tuple(tag["id"] for tag in t["tags"]) for t in body["tickets"]} == {(tag.pk,)}
+        rest = api.get(list_url(project, limit=100, cursor=body["next_cursor"])).json()
+        assert ([t["id"] for t in rest["tickets"]], rest["next_cursor"]) == ([t.pk for t in tickets[100:]], None)
+
     def test_fixed_query_count_at_two_sizes(self, api, project, django_assert_max_num_queries):
         api.get(list_url(project))
         for size in (10, 120):
