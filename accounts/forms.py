@@ -41,7 +41,8 @@ class LockoutMixin:
         except forms.ValidationError:
             lockout.record_failure(username, address)
             raise
-        lockout.clear(username, address)
+        if self.get_user() is not None:  # a form without a password is refused without raising here
+            lockout.clear(username, address)
         return cleaned
 
 

@@ -77,6 +77,14 @@ def test_below_the_limit_the_right_password_logs_in_and_clears_the_count(client,
     assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
 
 
+def test_a_post_without_a_password_does_not_clear_the_count(client, user):
+    fail(client, 2)
+    assert client.post(LOGIN, {"username": "ada", "password": ""}).status_code == 200
+    fail(client, 1)
+    response = client.post(LOGIN, {"username": "ada", "password": PASSWORD})
+    assert "Too many failed login attempts" in response.content.decode()
+
+
 def test_the_lock_is_per_address_and_username(client, user):
     UserFactory(username="bob")
     fail(client, 3)
