@@ -1,5 +1,5 @@
 """API rate limits (decisions.md, "rate limits"): a fixed one-minute window per credential (a bearer token,
-or a browser's session) and per user for authenticated requests, per client address for every other
+or a user's browser sessions together) and per user for authenticated requests, per client address for every other
 request under /api/ (no credential, a malformed or an invalid one: invalid-token floods count against
 their address). Every API answer tells the client where it stands in `X-RateLimit-*` headers. Websocket
 handshakes count alike (accounts/websocket.py).
@@ -40,7 +40,7 @@ class CredentialThrottle(BaseThrottle):
 
 
 def charge_credential(user, token: ApiToken | None) -> Quota:
-    """One request of an authenticated user: against their token (None: their session) and themselves."""
+    """One request of an authenticated user: against their token (None: their sessions) and themselves."""
     credential = f"token:{token.pk}" if token is not None else f"session:{user.pk}"
     return charge((credential, settings.API_RATE_LIMIT_PER_MINUTE),
                   (f"user:{user.pk}", settings.API_USER_RATE_LIMIT_PER_MINUTE))

@@ -43,7 +43,7 @@ class HeadLimitedConnection(h11.Connection):
     def next_event(self):
         event = super().next_event()
         if isinstance(event, h11.Request) and head_size(event) > HEADERS_MAX_BYTES:
-            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+            raise h11.RemoteProtocolError("request head too large")  # uvicorn answers 400 and closes
         return event
 
 
