@@ -16,6 +16,7 @@ from django.db import connection, connections
 
 from docs_area.models import Article, ArticleAttachment
 from notifications.models import Notification
+from projects.management.commands.backup import one_moment
 from projects.models import Status
 from tests.factories import (
     ArticleAttachmentFactory,
@@ -122,6 +123,20 @@ def test_a_backup_taken_while_the_service_writes_restores_one_moment_s_data(proj
     assert rows(database, "SELECT id, status_id, title FROM tickets_ticket") == before["tickets"]
     assert rows(database, "SELECT id, slug FROM projects_status") == before["statuses"]
     assert rows(database, "SELECT id, message FROM tickets_comment") == before["comments"]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's server-side cursors")
+def test_a_backup_streams_its_rows_even_where_pgbouncer_turns_server_side_cursors_off(project, monkeypatch):
+    monkeypatch.setitem(connection.settings_dict, "DISABLE_SERVER_SIDE_CURSORS", True)
+    TicketFactory.create_batch(3, project=project)
+    with one_moment():
+        tickets = Ticket.objects.iterator(chunk_size=1)
+        next(tickets)  # the cursor stays open while `tickets` lives
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_cursors")
+            assert cursor.fetchone() == (1,)
+    assert connection.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] is True
 
 
 def test_the_rows_are_written_one_object_per_line_and_restore_counts_what_it_loaded(project, tmp_path):

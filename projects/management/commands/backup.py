@@ -17,13 +17,22 @@ def one_moment():
     """Every read inside sees the database as it was at its first: on PostgreSQL one REPEATABLE READ,
     READ ONLY transaction, so rows written meanwhile (a ticket and the new status it points to) are all in
     or all out, and the backup never blocks a writer. SQLite's transaction takes the write lock instead:
-    writers wait for the backup."""
+    writers wait for the backup.
+
+    Rows stream through server-side cursors even where DISABLE_SERVER_SIDE_CURSORS is set for PgBouncer:
+    a cursor that lives inside one transaction is safe in transaction pooling, and without one each table
+    would be fetched whole into memory."""
     outermost = not connection.in_atomic_block  # called inside a transaction (a test's), it reads in that one
+    pooled = connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS", False)
     with transaction.atomic():
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        yield
+        connection.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] = False
+        try:
+            yield
+        finally:
+            connection.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] = pooled
 
 
 class Command(BaseCommand):
