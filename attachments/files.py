@@ -48,8 +48,9 @@ def uploaded_contents(uploads: Sequence[Upload]) -> list[File]:
 
 def copied_contents(records: Sequence[StoredFile]) -> Iterator[File]:
     """The stored files of `records`, for records that must own copies of their own (a duplicated article):
-    each opened by its storage only when its copy is written, and closed once it is, so that the storage
-    streams it in chunks and a copy holds one chunk in memory, not the files."""
+    each opened by its storage only when its copy is written, and closed once it is, so that a copy holds
+    one file at a time, in chunks on the disk or at most FILE_UPLOAD_MAX_MEMORY_SIZE of it in a bucket's
+    download (attachments.storage)."""
     for record in records:
         with record.file.storage.open(record.file.name) as source:
             yield source

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from boto3.s3.transfer import TransferConfig
 from django.apps import apps
+from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from storages.backends.s3 import S3File, S3Storage
@@ -38,6 +39,9 @@ class BucketStorage(S3Storage):
         # upload's temporary file. Every stored file fits one PUT (at most MAX_FILE_SIZE).
         defaults["transfer_config"] = defaults["transfer_config"] or TransferConfig(
             multipart_threshold=SINGLE_PUT_MAX_SIZE, use_threads=defaults["use_threads"])
+        # A file opened through the storage (an article's copy reads its source so) is downloaded whole
+        # before its first read, into memory unless this is set: past it, into a temporary file.
+        defaults["max_memory_size"] = defaults["max_memory_size"] or settings.FILE_UPLOAD_MAX_MEMORY_SIZE
         return defaults
 
     def __init__(self, **settings):

@@ -6,6 +6,7 @@ no object behind. Tickets and docs share the one implementation in attachments/.
 import threading
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from attachments.files import SANDBOX
@@ -107,3 +108,11 @@ def test_the_threads_of_a_process_share_one_s3_client(bucket):
         thread.join()
     assert len({id(connection) for connection in found}) == 3  # a resource per thread, as boto3 asks
     assert len({id(connection.meta.client) for connection in found}) == 1
+
+
+def test_a_file_opened_through_the_storage_is_held_on_the_disk_past_the_upload_memory_size(bucket, settings):
+    """As an article's copy reads its sources: django-storages downloads the object before the first read."""
+    name = default_storage.save("big.bin", ContentFile(b"x" * (settings.FILE_UPLOAD_MAX_MEMORY_SIZE + 1)))
+    with default_storage.open(name) as opened:
+        assert opened.read(3) == b"xxx"
+        assert opened.file._rolled  # SpooledTemporaryFile: moved from memory to a temporary file
