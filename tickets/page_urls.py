@@ -7,6 +7,4 @@ from . import pages
 urlpatterns = [
     path("projects/", pages.project_list, name="project-list-page"),
     path("projects/<id:project_id>/board/", pages.board, name="board-page"),
-    path("projects/<id:project_id>/board/tickets/<id:number>/description/", pages.ticket_description,
-         name="ticket-description-fragment"),
 ]

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import ObjectIdField, SlugRelatedField
+from core.markdown import render_markdown
 from core.time import timestamp
 from projects.models import EstimationMode, Status, Tag
 
@@ -265,10 +266,16 @@ def ticket_shapes(tickets: TicketRows) -> list[dict]:
     return shapes
 
 
-def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]]) -> dict:
+class TicketDetailInput(serializers.Serializer):
+    description = serializers.ChoiceField(
+        choices=["html"], required=False,
+        help_text="`html` adds `description_html`: the Markdown rendered as the docs pages render it, sanitized")
+
+
+def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]], *, description_html: bool = False) -> dict:
     """The shape TicketDetailOutput declares, from the ticket and the parts of a TicketScope (each part's rows
-    already in their shape)."""
-    return {
+    already in their shape); with `description_html`, the rendered description besides."""
+    shape = {
         **_list_shape(list_row(ticket), ticket.project.prefix, parts["tags"]),
         "description": ticket.description, "story_points": ticket.story_points,
         "estimated_hours": float(ticket.estimated_hours) if ticket.estimated_hours is not None else None,
@@ -278,6 +285,9 @@ def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]]) -> dict:
         "blockers": parts["blockers"], "attachments": parts["attachments"],
         "archived_at": timestamp(ticket.archived_at),
     }
+    if description_html:
+        shape["description_html"] = render_markdown(ticket.description)
+    return shape
 
 
 class CommentOutput(serializers.ModelSerializer):
@@ -333,11 +343,12 @@ class TicketDetailOutput(TicketListOutput):
     creator = UserRefOutput()
     blockers = BlockerOutput(many=True)
     attachments = AttachmentOutput(many=True)
+    description_html = serializers.CharField(required=False, help_text="With `description=html` only")
 
     class Meta(TicketListOutput.Meta):
         fields = TicketListOutput.Meta.fields + [
             "description", "story_points", "estimated_hours", "updated_at", "comments", "checklist", "assignees",
-            "creator", "blockers", "attachments", "archived_at"]
+            "creator", "blockers", "attachments", "archived_at", "description_html"]
 
 
 class SearchMatchOutput(serializers.Serializer):

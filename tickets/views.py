@@ -50,6 +50,7 @@ from .serializers import (
     SearchResultOutput,
     SortChecklistInput,
     SortColumnInput,
+    TicketDetailInput,
     TicketDetailOutput,
     TicketListOutput,
     TicketSearchInput,
@@ -210,12 +211,13 @@ class TicketViewSet(ProjectScopedViewSet):
     def ticket(self) -> Ticket:
         return self.object
 
-    @extend_schema(parameters=[IF_NONE_MATCH, ETAG],
+    @extend_schema(parameters=[TicketDetailInput, IF_NONE_MATCH, ETAG],
                    responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()), **NOT_MODIFIED,
-                              **error_responses(401, 404)})
+                              **error_responses(401, 404, 422)})
     def retrieve(self, request, project_id, number):
         """Get a ticket."""
-        shape = ticket_detail_shape(self.ticket, self.scope.parts)
+        rendered = "description" in validated(TicketDetailInput, request.query_params)
+        shape = ticket_detail_shape(self.ticket, self.scope.parts, description_html=rendered)
         return with_etag(request, {"ticket": shape}, etag_of(shape))
 
     @extend_schema(parameters=[IF_MATCH, ETAG], request=UpdateTicketInput,

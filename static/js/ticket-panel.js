@@ -2,7 +2,7 @@
 // `?ticket=<id>` (the notifications menu's) or on load. Everything is read from and written to the API;
 // frames of the board socket about the open ticket refresh it, so changes made elsewhere show while it is
 // open. The description is Markdown: the page shows it as the server renders it, through the docs pages'
-// sanitizing renderer (the board page's description fragment), never as HTML built here.
+// sanitizing renderer (the detail's `description_html`), never as HTML built here.
 "use strict";
 
 (() => {
@@ -99,7 +99,7 @@
     const opened = current;
     try {
       const [detail, entries] = await Promise.all([
-        api.get(ticketUrl()),
+        api.get(`${ticketUrl()}?description=html`),
         time ? api.get(`/api/v1/tickets/${opened.id}/time-entries`) : null,
       ]);
       if (current !== opened) return; // closed, or another ticket opened meanwhile
@@ -110,20 +110,17 @@
         opened.time = entries;
         drawTime();
       }
-      if (descriptionChanged) await drawDescription(opened);
+      if (descriptionChanged) drawDescription(detail.ticket.description_html);
     } catch (error) {
       if (current === opened) showError(api.explain(error));
     }
   }
 
-  async function drawDescription(opened) {
-    const url = `${tb.element.dataset.pageUrl}tickets/${opened.number}/description/`;
-    const response = await fetch(url, { headers: { Accept: "text/html" } });
-    if (current !== opened || !response.ok || response.redirected) return;
+  function drawDescription(html) {
     const target = field("description");
     // Safe to insert: the server rendered it with html off and sanitized it with an allow-list (no script,
     // no event attribute, no style; core/markdown.py); the page's CSP forbids inline script besides.
-    target.innerHTML = await response.text();
+    target.innerHTML = html;
     for (const link of target.querySelectorAll("a[href]")) link.target = "_blank";
     if (!target.childElementCount) target.append(muted("No description."));
   }
