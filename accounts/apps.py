@@ -5,4 +5,4 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self):
-        from . import schema  # noqa: F401  registers the bearer scheme with drf-spectacular
+        from . import checks, schema  # noqa: F401  register a system check, and the bearer scheme with drf-spectacular
