@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from attachments.files import download_response
 from attachments.schema import UPLOAD_REQUEST, download_responses
 from attachments.uploads import accepted_uploads
-from core.api.conditional import ETAG, IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, etag_of, precondition, with_etag
+from core.api.conditional import ETAG, IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, conditional_write, etag_of, with_etag
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
 from projects.models import Membership
@@ -170,10 +170,9 @@ class ArticleViewSet(DocsScopedViewSet):
     def update(self, request, project_id, article_id):
         """Update an article."""
         data = validated(UpdateArticleInput, request.data)
-        article = services.update_article(article=self.object, actor=request.user,
-                                          precondition=precondition(request, self.page_etag), **data)
-        return Response({"success": True, "article": ArticleOutput(article).data},
-                        headers={"ETag": self.page_etag(article)})
+        article, etag = conditional_write(request, self.page_etag, lambda check: services.update_article(
+            article=self.object, actor=request.user, precondition=check, **data))
+        return Response({"success": True, "article": ArticleOutput(article).data}, headers={"ETag": etag})
 
     @extend_schema(request=None, responses={200: SUCCESS, **WRITE_ERRORS})
     def destroy(self, request, project_id, article_id):

@@ -13,6 +13,9 @@ from .models import Activity, Attachment, ChecklistItem, Comment, Ticket
 
 REF = re.compile(r"^\s*([A-Za-z0-9]+)-(\d+)\s*$")
 
+# The fields of a ticket services.update_ticket writes.
+UPDATABLE = ("title", "description", "type", "priority", "deadline", "story_points", "estimated_hours", "tags")
+
 
 def ticket_ref_filter(search_term: str, *, through: str = "") -> Q | None:
     """"APL-12" as a filter on the ticket reached through `through` ("ticket__" from a time entry, "" for
@@ -38,12 +41,22 @@ class ActivityInline(HistoryInline):
     model = Activity
     fields = ("created_at", "actor", "action", "changes")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("actor")
+
 
 class ChecklistItemInline(admin.TabularInline):
+    """Read here; a checklist changes through the API, which records it and tells the board."""
+
     model = ChecklistItem
     fields = ("text", "done", "sort_order")
+    readonly_fields = fields
     ordering = ("sort_order", "id")
     extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 class CommentInline(admin.TabularInline):
@@ -59,6 +72,9 @@ class CommentInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("author")
+
 
 class AttachmentInline(admin.TabularInline):
     """Read here; files come and go through the API, which stores and removes them."""
@@ -71,6 +87,9 @@ class AttachmentInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("uploaded_by", "comment")
 
 
 class TicketForm(forms.ModelForm):
@@ -123,11 +142,43 @@ class TicketAdmin(admin.ModelAdmin):
     filter_horizontal = ("tags", "assignees")
     readonly_fields = ("number", "created_at", "updated_at", "done_at", "archived_at", "deleted_at")
     inlines = [ChecklistItemInline, CommentInline, AttachmentInline, ActivityInline]
+    actions = ["restore"]
 
     def get_readonly_fields(self, request, obj=None):
-        # A ticket's number, status, tags and history belong to its project: it never moves to another.
-        return (*self.readonly_fields, "project") if obj is not None else self.readonly_fields
-    actions = ["restore"]
+        if obj is None:
+            return self.readonly_fields
+        # A ticket's number, status, tags and history belong to its project: it never moves to another. Its
+        # place in the column is the board's (sort), and who created it is history.
+        fixed = (*self.readonly_fields, "project", "sort_order", "created_by")
+        if obj.archived_at is not None or obj.deleted_at is not None:
+            return (*fixed, *UPDATABLE, "status", "assignees")  # as through the API: unarchived (restored) first
+        return fixed
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)
+        # A change is written in save_related, with the tags and assignees.
+
+    def save_related(self, request, form, formsets, change):
+        """A change goes through the services, as through the API: history, done_at, the board's frames and
+        its seq (the board's ETag) follow. A new status puts the ticket at the end of that column."""
+        if not change:
+            return super().save_related(request, form, formsets, change)
+        ticket, data, changed = form.instance, form.cleaned_data, set(form.changed_data)
+        updates = {name: data[name] for name in changed & set(UPDATABLE)}
+        if updates:
+            services.update_ticket(ticket=ticket, actor=request.user, **updates)
+        if "assignees" in changed:
+            old_ids = set(ticket.assignees.values_list("pk", flat=True))
+            for user in data["assignees"]:
+                if user.pk not in old_ids:
+                    services.assign_user(ticket=ticket, user=user, actor=request.user)
+            for user_id in old_ids - {user.pk for user in data["assignees"]}:
+                services.unassign_user(ticket=ticket, user_id=user_id, actor=request.user)
+        if "status" in changed:
+            services.move_ticket(ticket=ticket, status=data["status"], actor=request.user)
+        for formset in formsets:
+            self.save_formset(request, form, formset, change)
 
     @admin.display(description="ref", ordering="number")
     def ref(self, ticket: Ticket) -> str:

@@ -38,17 +38,23 @@ class AssigneeFilter(django_filters.Filter):
     field_class = AssigneeField
 
 
-class StatusSlugField(django_filters.fields.ModelChoiceField):
-    def validate_no_null_characters(self, value):
-        # Django words a NUL on its own ("Null characters are not allowed."): it is just not a slug here.
-        if "\x00" in str(value):
-            raise forms.ValidationError("must be a status slug")
+class NulIsABadValue:
+    """Django words a NUL on its own ("Null characters are not allowed."): here it is a bad value like any
+    other, worded as the field words them."""
 
+    nul_message: str
 
-class TagIdsField(django_filters.fields.ModelMultipleChoiceField):
     def validate_no_null_characters(self, value):
         if "\x00" in str(value):
-            raise forms.ValidationError("must be tag ids")
+            raise forms.ValidationError(self.nul_message)
+
+
+class StatusSlugField(NulIsABadValue, django_filters.fields.ModelChoiceField):
+    nul_message = "must be a status slug"
+
+
+class TagIdsField(NulIsABadValue, django_filters.fields.ModelMultipleChoiceField):
+    nul_message = "must be tag ids"
 
 
 class StatusFilter(django_filters.ModelChoiceFilter):
@@ -114,6 +120,7 @@ class TicketPageInput(serializers.Serializer):
 
 
 PARAMETERS = frozenset(TicketListFilter.base_filters) | frozenset(TicketPageInput().fields)
+REPEATABLE = frozenset({"tag"})  # tickets with all of them; any other parameter given twice would keep one value
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,9 @@ def ticket_list_query(params, *, project: Project, user: User) -> TicketListQuer
     unknown = sorted(set(params) - PARAMETERS)
     if unknown:
         raise RuleViolation(f"{unknown[0]}: unknown query parameter", field=unknown[0])
+    repeated = sorted(name for name in set(params) - REPEATABLE if len(params.getlist(name)) > 1)
+    if repeated:
+        raise RuleViolation(f"{repeated[0]}: given more than once", field=repeated[0])
     filters = TicketListFilter(params, project=project, user=user)
     if not filters.is_valid():
         raise serializers.ValidationError(filters.errors)

@@ -13,9 +13,9 @@ from core.api.conditional import (
     IF_MATCH,
     IF_NONE_MATCH,
     NOT_MODIFIED,
+    conditional_write,
     etag_of,
     not_modified,
-    precondition,
     with_etag,
 )
 from core.api.inputs import validated
@@ -92,7 +92,8 @@ TICKET_FILTER_PARAMETERS = [
 
 
 def detail_etag(ticket: Ticket) -> str:
-    """The ETag of the ticket's detail as a GET would answer it now (its shape, read afresh)."""
+    """The ETag of the ticket's detail as a GET would answer it now (its shape, read afresh): inside a write's
+    transaction, the version that write made."""
     return etag_of(ticket_detail_shape(ticket, selectors.ticket_parts(ticket=ticket)))
 
 
@@ -225,9 +226,9 @@ class TicketViewSet(ProjectScopedViewSet):
     def update(self, request, project_id, number):
         """Update a ticket."""
         changes = validated(UpdateTicketInput, request.data, project=self.project)
-        ticket = services.update_ticket(ticket=self.ticket, actor=request.user,
-                                        precondition=precondition(request, detail_etag), **changes)
-        return Response({"ok": True}, headers={"ETag": detail_etag(ticket)})
+        _, etag = conditional_write(request, detail_etag, lambda check: services.update_ticket(
+            ticket=self.ticket, actor=request.user, precondition=check, **changes))
+        return Response({"ok": True}, headers={"ETag": etag})
 
     @extend_schema(description="To the end of the status's column, or right before `before_id` / after `after_id` "
                                "(a ticket of that column): the same status with one of them reorders the column.",
@@ -236,9 +237,9 @@ class TicketViewSet(ProjectScopedViewSet):
     def move(self, request, project_id, number):
         """Move a ticket to a status."""
         data = validated(MoveTicketInput, request.data, project=self.project)
-        ticket = services.move_ticket(ticket=self.ticket, actor=request.user,
-                                      precondition=precondition(request, detail_etag), **data)
-        return Response({"ok": True}, headers={"ETag": detail_etag(ticket)})
+        _, etag = conditional_write(request, detail_etag, lambda check: services.move_ticket(
+            ticket=self.ticket, actor=request.user, precondition=check, **data))
+        return Response({"ok": True}, headers={"ETag": etag})
 
     @extend_schema(request=None, responses={200: OK, **error_responses(401, 403, 404, 422)})
     def archive(self, request, project_id, number):

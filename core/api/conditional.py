@@ -3,8 +3,10 @@ holds it already, `If-Match` refused with 412 when the resource changed since th
 
 import hashlib
 from collections.abc import Callable
+from typing import Any
 
 import orjson
+from django.db import transaction
 from django.utils.http import parse_etags, quote_etag
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import status
@@ -55,6 +57,15 @@ def precondition(request, etag_now: Callable[..., str]) -> Callable[..., None] |
             raise PreconditionFailed()
 
     return check
+
+
+def conditional_write(request, etag_now: Callable[..., str], write: Callable[..., Any]) -> tuple[Any, str]:
+    """`write(check)` (a service, `check` its precondition from the request's If-Match), and the written
+    resource with its ETag. The ETag is computed before commit, while the write's locks still hold: after
+    commit another write could land between the two reads, and the ETag would describe neither version."""
+    with transaction.atomic():
+        resource = write(precondition(request, etag_now))
+        return resource, etag_now(resource)
 
 
 IF_NONE_MATCH = OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,

@@ -1,9 +1,13 @@
 import pytest
+from django.db import connection
 from django.db.models import RestrictedError
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.factories import AttachmentFactory, TagFactory, TicketFactory
+from tests.factories import AttachmentFactory, TagFactory, TicketFactory, UserFactory
 from tickets.models import Activity, ChecklistItem, Comment, Ticket
+
+from .conftest import status_of
 
 
 def test_search_by_ref_and_by_title(staff, project):
@@ -101,3 +105,83 @@ def test_change_page_shows_checklist_comments_and_attachments(staff, project, ed
     AttachmentFactory(ticket=ticket, original_name="spec.pdf")
     form = change_form(staff, ticket)
     assert "write the migration" in form and "looks good to me" in form and "spec.pdf" in form
+
+
+def board_url(project) -> str:
+    return f"/api/v1/projects/{project.id}/board"
+
+
+def test_a_status_changed_here_is_a_move_the_board_hears_of(staff, client_for, project, manager, board_listener,
+                                                             django_capture_on_commit_callbacks):
+    ticket, done = TicketFactory(project=project), status_of(project, "done")
+    api = client_for(manager)
+    board_etag = api.get(board_url(project))["ETag"]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/", ticket_form_data(ticket, status=done.pk))
+    assert response.status_code == 302
+    assert api.get(board_url(project), HTTP_IF_NONE_MATCH=board_etag).status_code == 200
+    ticket.refresh_from_db()
+    assert (ticket.status, ticket.done_at is not None) == (done, True)
+    assert board_listener.events() == ["ticket.moved"]
+    assert list(Activity.objects.filter(ticket=ticket).values_list("action", flat=True)) == ["moved"]
+
+
+def test_fields_tags_and_assignees_changed_here_are_recorded_and_announced(staff, project, editor, board_listener,
+                                                                            django_capture_on_commit_callbacks):
+    ticket, tag = TicketFactory(project=project, title="Old"), TagFactory(project=project)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/",
+                              ticket_form_data(ticket, title="New", tags=[tag.pk], assignees=[editor.pk]))
+    assert response.status_code == 302
+    updated, assigned = (Activity.objects.get(ticket=ticket, action=action) for action in ("updated", "assigned"))
+    assert (updated.changes["title"], updated.changes["tags"]) == ({"old": "Old", "new": "New"},
+                                                                   {"old": [], "new": [tag.pk]})
+    assert assigned.changes == {"assignees": {"old": [], "new": [editor.pk]}}
+    assert board_listener.events() == ["ticket.updated", "ticket.updated"]
+    ticket.refresh_from_db()
+    assert (ticket.title, list(ticket.tags.all()), list(ticket.assignees.all())) == ("New", [tag], [editor])
+
+
+def test_an_unchanged_save_writes_nothing(staff, project, board_listener, django_capture_on_commit_callbacks):
+    ticket = TicketFactory(project=project)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/", ticket_form_data(ticket)).status_code == 302
+    assert (board_listener.events(), Activity.objects.count()) == ([], 0)
+
+
+def test_an_archived_ticket_is_read_here(staff, project):
+    ticket = TicketFactory(project=project, title="Kept", archived_at=timezone.now())
+    response = staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/", ticket_form_data(ticket, title="Changed"))
+    assert response.status_code == 302
+    assert (Ticket.objects.get(pk=ticket.pk).title, Activity.objects.count()) == ("Kept", 0)
+
+
+def test_the_checklist_is_read_here(staff, project):
+    ticket = TicketFactory(project=project)
+    item = ChecklistItem.objects.create(ticket=ticket, text="write the migration")
+    assert 'name="checklist_items-0-text"' not in change_form(staff, ticket)
+    data = ticket_form_data(ticket, **{"checklist_items-TOTAL_FORMS": 2, "checklist_items-INITIAL_FORMS": 1,
+                                       "checklist_items-0-id": item.pk, "checklist_items-0-ticket": ticket.pk,
+                                       "checklist_items-0-text": "changed", "checklist_items-0-done": "on",
+                                       "checklist_items-0-DELETE": "on", "checklist_items-1-ticket": ticket.pk,
+                                       "checklist_items-1-text": "added"})
+    staff.post(f"/admin/tickets/ticket/{ticket.pk}/change/", data)
+    assert list(ChecklistItem.objects.values_list("text", "done")) == [("write the migration", False)]
+
+
+def test_the_change_page_reads_its_rows_in_a_fixed_number_of_queries(staff, project):
+    ticket = TicketFactory(project=project)
+
+    def add_rows(count: int) -> None:
+        for index in range(count):
+            comment = Comment.objects.create(ticket=ticket, author=UserFactory(), message=f"c{index}")
+            AttachmentFactory(ticket=ticket, comment=comment, uploaded_by=UserFactory())
+            Activity.objects.create(ticket=ticket, actor=UserFactory(), action="commented")
+
+    counts = []
+    for count in (1, 5):
+        add_rows(count)
+        with CaptureQueriesContext(connection) as captured:
+            change_form(staff, ticket)
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1]

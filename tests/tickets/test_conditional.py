@@ -2,12 +2,14 @@
 If-Match refuses a write based on a stale version with 412 and changes nothing."""
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from docs_area.models import Article
+from docs_area import services as docs_services
+from docs_area.models import Article, ArticleComment
 from tests.factories import TicketFactory
-from tickets.models import Activity, Ticket
+from tickets import services
+from tickets.models import Activity, Comment, Ticket
 
 from .conftest import status_of, ticket_url
 
@@ -87,6 +89,32 @@ class TestDetail:
         response = api.post(ticket_url(ticket, "update"), {"title": "Plain"})
         assert response.status_code == 200 and response["ETag"] == api.get(ticket_url(ticket))["ETag"]
 
+    @pytest.mark.django_db(transaction=True)  # commits for real, so that a write can land right after one
+    @pytest.mark.parametrize(("action", "service", "body"), [("update", "update_ticket", {"title": "Renamed"}),
+                                                              ("move", "move_ticket", {"status": "done"})])
+    def test_the_etag_a_write_answers_is_of_the_version_it_made(self, api, ticket, editor, monkeypatch, action,
+                                                                 service, body):
+        landing_right_after(monkeypatch, services, service,
+                            lambda: Comment.objects.create(ticket=ticket, author=editor, message="landed after"))
+        response = api.post(ticket_url(ticket, action), body, HTTP_IF_MATCH=api.get(ticket_url(ticket))["ETag"])
+        assert response.status_code == 200
+        assert response["ETag"] != api.get(ticket_url(ticket))["ETag"]  # the comment shows now
+        Comment.objects.all().delete()
+        assert response["ETag"] == api.get(ticket_url(ticket))["ETag"]
+
+
+def landing_right_after(monkeypatch, module, name: str, land) -> None:
+    """`module.name`, a write's service, followed right after its commit by `land()`: another write's rows,
+    there before the view answers."""
+    write = getattr(module, name)
+
+    def then_another(**kwargs):
+        written = write(**kwargs)
+        transaction.on_commit(land)
+        return written
+
+    monkeypatch.setattr(module, name, then_another)
+
 
 class TestBoard:
     def test_an_unchanged_board_is_304_and_any_change_shows(self, api, project, ticket, manager, client_for):
@@ -137,6 +165,16 @@ class TestArticle:
         assert response.status_code == 412
         article.refresh_from_db()
         assert (article.content, article.versions.count()) == ("someone else's", 1)
+
+    @pytest.mark.django_db(transaction=True)
+    def test_the_etag_a_write_answers_is_of_the_version_it_made(self, api, article, editor, monkeypatch):
+        landing_right_after(monkeypatch, docs_services, "update_article",
+                            lambda: ArticleComment.objects.create(article=article, user=editor, message="landed after"))
+        response = api.post(self.url(article), {"content": "v2"}, HTTP_IF_MATCH=api.get(self.url(article))["ETag"])
+        assert response.status_code == 200
+        assert response["ETag"] != api.get(self.url(article))["ETag"]
+        ArticleComment.objects.all().delete()
+        assert response["ETag"] == api.get(self.url(article))["ETag"]
 
 
 def test_the_status_of_a_stale_move_stays(api, ticket, project):

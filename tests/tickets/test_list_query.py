@@ -70,6 +70,25 @@ class TestFilters:
         response = api.get(list_url(project, **params))
         assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
 
+    @pytest.mark.parametrize(("name", "values"), [
+        ("priority", ["high", "low"]), ("type", ["bug", "bug"]), ("status", ["todo", "done"]),
+        ("assignee", ["me", "me"]), ("updated_after", ["2026-01-01 00:00:00"] * 2), ("limit", [2, 3]),
+        ("cursor", ["a", "b"]),
+    ])
+    def test_a_parameter_given_twice_is_422_naming_it(self, api, project, name, values):
+        TicketFactory(project=project)
+        response = api.get(list_url(project, **{name: values}))
+        assert (response.status_code, response.json()) == (422, {"error": f"{name}: given more than once",
+                                                                  "field": name})
+
+    @pytest.mark.parametrize(("params", "message", "field"), [
+        ({"status": "to\x00do"}, "status: must be a status slug", "status"),
+        ({"tag": "1\x00"}, "tag: must be tag ids", "tag"),
+    ])
+    def test_a_nul_is_a_bad_value_of_its_parameter(self, api, project, params, message, field):
+        response = api.get(list_url(project, **params))
+        assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
+
     def test_another_projects_tag_is_unknown(self, api, project):
         response = api.get(list_url(project, tag=TagFactory().pk))
         assert response.status_code == 422 and response.json()["field"] == "tag"

@@ -1,15 +1,18 @@
 """Relative moves: a ticket lands right before or after another of the target column, in a fixed number of
 queries whatever the column's size; a move within the column reorders it."""
 
+import threading
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from notifications.models import Notification
-from projects.models import Project
+from projects.models import Project, ProjectQuerySet
 from projects.roles import Role
-from tests.factories import TicketFactory
+from tests.factories import ProjectFactory, TicketFactory
+from tickets import history, services
 from tickets.models import Activity, Ticket
 from tickets.services.positions import GAP
 
@@ -152,3 +155,59 @@ def test_a_relative_move_costs_the_same_in_a_column_of_20_and_of_2000(client_for
     large = column_of(project, 2000)
     counts.append(queries_of_a_move_into_the_middle(api, TicketFactory(project=project), large))
     assert counts[0] == counts[1]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL's row locks and real threads")
+def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_succeed(monkeypatch):
+    """The update holds its ticket and waits for the project while the move holds the project: a move that
+    then wrote the column's other tickets would wait for the update, and PostgreSQL would abort one of them."""
+    project = ProjectFactory()
+    todo = status_of(project, "todo")
+    moving = TicketFactory(project=project)
+    tight = [TicketFactory(project=project, status=todo, sort_order=order) for order in (5, 6, 6, 7)]
+    neighbour_locked, move_holds_project = threading.Event(), threading.Event()
+    record, lock = history.record, ProjectQuerySet.lock
+
+    def recording(**kwargs):  # the update, its ticket locked, on its way to the project
+        if threading.current_thread().name == "update":
+            neighbour_locked.set()
+            move_holds_project.wait(timeout=5)
+        return record(**kwargs)
+
+    def locking(self, project_id):
+        lock(self, project_id)
+        if threading.current_thread().name == "move":
+            move_holds_project.set()
+
+    monkeypatch.setattr(history, "record", recording)
+    monkeypatch.setattr(ProjectQuerySet, "lock", locking)
+
+    def update():
+        services.update_ticket(ticket=tight[2], actor=project.owner, title="Renamed meanwhile")
+
+    def move():
+        neighbour_locked.wait(timeout=5)
+        services.move_ticket(ticket=moving, status=todo, actor=project.owner, after_id=tight[1].pk)
+
+    outcomes = {}
+
+    def run(work):
+        try:
+            work()
+            outcomes[work.__name__] = "done"
+        except Exception as error:
+            outcomes[work.__name__] = repr(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=[work], name=work.__name__) for work in (update, move)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert outcomes == {"update": "done", "move": "done"}
+    assert column_order(project, "todo") == [tight[0].pk, tight[1].pk, moving.pk, tight[2].pk, tight[3].pk]
+    assert Ticket.objects.get(pk=tight[2].pk).title == "Renamed meanwhile"

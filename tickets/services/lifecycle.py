@@ -144,14 +144,32 @@ def move_ticket(*, ticket: Ticket, status: Status, actor: User, before_id: int |
                 after_id: int | None = None, precondition: Callable[[Ticket], None] | None = None) -> Ticket:
     """To the end of the column `status`, or right before the ticket `before_id` (after `after_id`) of it:
     a move within the column reorders it. Its frame says which ticket it now stands before (`before_id`,
-    null at the end), so that viewers place it where it landed. `precondition`: as for update_ticket."""
+    null at the end), so that viewers place it where it landed. `precondition`: as for update_ticket.
+    Called before the ticket is locked (a move that spaces the column out locks it with its column)."""
+    if before_id is None and after_id is None:
+        return _move(ticket, status, actor, None, None, precondition, column_locked=False)
+    # Tried first with the ticket and the project locked, as any move. If the column must be spaced out, that
+    # attempt is rolled back (the savepoint lets go of its locks) and the next one locks the column with the
+    # ticket, in id order, before the project: its other tickets are never locked while the project is held.
+    column_locked = False
+    while True:
+        try:
+            with transaction.atomic():
+                return _move(ticket, status, actor, before_id, after_id, precondition, column_locked=column_locked)
+        except positions.NoRoom:
+            column_locked = True
+
+
+def _move(ticket: Ticket, status: Status, actor: User, before_id: int | None, after_id: int | None,
+          precondition: Callable[[Ticket], None] | None, *, column_locked: bool) -> Ticket:
+    locked = positions.lock_column(status, moving=ticket) if column_locked else None
     ticket = writable_ticket(ticket, precondition)
     from_status = ticket.status
     relative = before_id is not None or after_id is not None
     if from_status == status and not relative:
         return ticket
     Project.objects.lock(ticket.project_id)
-    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id, locked=locked)
     if from_status == status and place.before_id == positions.successor(ticket):
         return ticket  # already there
     ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED,

@@ -3,8 +3,9 @@
 A ticket placed between two others takes a number between theirs and nothing else moves, so a move costs
 the same in a column of twenty tickets as in one of twenty thousand. Only when two neighbours have no
 number left between them is the column spaced out again, every ticket GAP apart in the same order: rare,
-and under the project's lock like every placement. The board, the lists and a column's sort order tickets
-by (sort_order, id), whatever the numbers.
+and under the project's lock like every placement, with the column's tickets locked before it (lock_column),
+as every write takes the project after the ticket rows it locks. The board, the lists and a column's sort
+order tickets by (sort_order, id), whatever the numbers.
 """
 
 from dataclasses import dataclass
@@ -17,6 +18,11 @@ from projects.models import Status
 from tickets.models import Ticket
 
 GAP = 1024
+
+
+class NoRoom(Exception):
+    """The column must be spaced out, and the caller does not hold its tickets: it locks them (lock_column),
+    then the project, and places the ticket again."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +48,19 @@ def end_of_column(status: Status) -> Place:
     return Place(last[0][0] + GAP if last else 0, None)
 
 
-def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> Place:
+def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
+    """Lock the column's tickets and `moving` in id order, as sort_column locks a column (so the two queue
+    instead of deadlocking); their ids. The caller holds no ticket yet and takes the project after this."""
+    tickets = (Ticket.objects.filter(pk=moving.pk) | column(status)).select_for_update(no_key=True).order_by("pk")
+    return frozenset(tickets.values_list("pk", flat=True))
+
+
+def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None,
+               locked: frozenset[int] | None = None) -> Place:
     """Right before the ticket `before_id`, or right after `after_id`, of the column `status` (neither: at its
-    end). The caller holds the project's lock; `moving` is the ticket being placed, wherever it stands now."""
+    end). The caller holds the project's lock; `moving` is the ticket being placed, wherever it stands now.
+    `locked`: the ids lock_column answered, when the caller took them before the project; without them a
+    place that needs the column spaced out raises NoRoom."""
     if before_id is None and after_id is None:
         return end_of_column(status)
     field, anchor_id = ("before_id", before_id) if before_id is not None else ("after_id", after_id)
@@ -56,7 +72,7 @@ def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, 
         raise RuleViolation(f"{field}: not a ticket of the {status.slug} column", field=field)
     place = _between(others, anchor, after=after_id is not None)
     if place is None:
-        space_out(status, leaving_out=moving)
+        space_out(status, leaving_out=moving, locked=locked)
         place = _between(others, others.filter(pk=anchor_id).values_list("sort_order", "pk").get(),
                          after=after_id is not None)
     return place
@@ -81,10 +97,15 @@ def _between(others: QuerySet[Ticket], anchor: tuple[int, int], *, after: bool) 
     return Place((low + high) // 2, before_id) if high - low >= 2 else None
 
 
-def space_out(status: Status, *, leaving_out: Ticket | None = None) -> None:
-    """Every ticket of the column GAP apart, in the same order (the caller holds the project's lock)."""
-    tickets = list(column(status).exclude(pk=getattr(leaving_out, "pk", None)).order_by("sort_order", "pk")
-                   .only("pk", "sort_order"))
+def space_out(status: Status, *, leaving_out: Ticket, locked: frozenset[int] | None) -> None:
+    """Every ticket of the column GAP apart, in the same order; the caller holds the project's lock and, taken
+    before it, the `locked` tickets. NoRoom if it holds none, or if a ticket entered the column since it
+    locked them (it would be written unlocked, while its own writer may be waiting for the project)."""
+    if locked is None:
+        raise NoRoom()
+    tickets = list(column(status).exclude(pk=leaving_out.pk).order_by("sort_order", "pk").only("pk", "sort_order"))
+    if not locked.issuperset(ticket.pk for ticket in tickets):
+        raise NoRoom()
     for index, ticket in enumerate(tickets):
         ticket.sort_order = index * GAP
     Ticket.objects.bulk_update(tickets, ["sort_order"], batch_size=1000)
