@@ -144,9 +144,11 @@ class TicketAdmin(admin.ModelAdmin):
     inlines = [ChecklistItemInline, CommentInline, AttachmentInline, ActivityInline]
     actions = ["restore"]
 
+    def has_add_permission(self, request):
+        # Tickets come in through the API and the board, which number them, place them and record their history.
+        return False
+
     def get_readonly_fields(self, request, obj=None):
-        if obj is None:
-            return self.readonly_fields
         # A ticket's number, status, tags and history belong to its project: it never moves to another. Its
         # place in the column is the board's (sort), and who created it is history.
         fixed = (*self.readonly_fields, "project", "sort_order", "created_by")
@@ -155,15 +157,11 @@ class TicketAdmin(admin.ModelAdmin):
         return fixed
 
     def save_model(self, request, obj, form, change):
-        if not change:
-            super().save_model(request, obj, form, change)
-        # A change is written in save_related, with the tags and assignees.
+        """Written in save_related, with the tags and assignees."""
 
     def save_related(self, request, form, formsets, change):
         """A change goes through the services, as through the API: history, done_at, the board's frames and
         its seq (the board's ETag) follow. A new status puts the ticket at the end of that column."""
-        if not change:
-            return super().save_related(request, form, formsets, change)
         ticket, data, changed = form.instance, form.cleaned_data, set(form.changed_data)
         updates = {name: data[name] for name in changed & set(UPDATABLE)}
         if updates:

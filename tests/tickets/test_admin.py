@@ -156,6 +156,11 @@ def test_an_archived_ticket_is_read_here(staff, project):
     assert (Ticket.objects.get(pk=ticket.pk).title, Activity.objects.count()) == ("Kept", 0)
 
 
+def test_tickets_are_not_added_here(staff, project):
+    assert staff.get("/admin/tickets/ticket/add/").status_code == 403
+    assert b"/admin/tickets/ticket/add/" not in staff.get("/admin/tickets/ticket/").content
+
+
 def test_the_checklist_is_read_here(staff, project):
     ticket = TicketFactory(project=project)
     item = ChecklistItem.objects.create(ticket=ticket, text="write the migration")
