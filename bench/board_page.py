@@ -34,6 +34,12 @@ OBSERVE_FRAMES = """
         ...list.getEntries().map((entry) => entry.duration))).observe({ type: "long-animation-frame" });
     window.longFrames = [];
 """
+# The board's frames of moves, counted: a drag is over once its own frame has redrawn the card it moved.
+COUNT_MOVES = """
+    if (window.movesHeard === undefined) document.querySelector("[data-board]").addEventListener("board:frame",
+        (event) => { if (event.detail.event === "ticket.moved") window.movesHeard += 1; });
+    window.movesHeard = 0;
+"""
 
 
 def log_in(driver, url: str, username: str, path: str) -> None:
@@ -70,16 +76,18 @@ def drag_times(driver) -> dict[str, float]:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver.execute_script(OBSERVE_FRAMES)
+    driver.execute_script(OBSERVE_FRAMES + COUNT_MOVES)
     sources = driver.find_elements(By.CSS_SELECTOR, '[data-status="backlog"] [data-ticket-id]')
     targets = driver.find_elements(By.CSS_SELECTOR, '[data-status="todo"] [data-ticket-id]')
     source, target = sources[min(1, len(sources) - 1)], targets[min(2, len(targets) - 1)]
     driver.execute_script("performance.clearMeasures('board:move')")
     ActionChains(driver, duration=40).move_to_element(source).click_and_hold().move_by_offset(0, 8) \
         .move_to_element_with_offset(target, 0, -8).move_to_element_with_offset(target, 0, -target.size["height"] // 4) \
-        .release().perform()
-    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.02).until(
-        lambda _: driver.execute_script("return performance.getEntriesByName('board:move').length"))
+        .pause(0.1).release().perform()  # as a hand rests before letting go: SortableJS places on a 50 ms timer
+    # The next drag starts once this one's frame has redrawn the card (it would otherwise land mid-drag, on
+    # the card the next drag aims at, and the drop would go nowhere).
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.02).until(lambda _: driver.execute_script(
+        "return performance.getEntriesByName('board:move').length && window.movesHeard"))
     return driver.execute_script("""
         return { saved: performance.getEntriesByName("board:move")[0].duration,
                  longest: Math.max(0, ...window.longFrames), long: window.longFrames.length };

@@ -234,14 +234,15 @@ def drag(browser, ticket_id: int, onto: int, half: str) -> None:
     offset = target.size["height"] // 4 * (-1 if half == "upper" else 1)
     ActionChains(browser, duration=40).move_to_element(card(browser, ticket_id)).click_and_hold() \
         .move_by_offset(0, 8).move_to_element_with_offset(target, 0, offset // 2) \
-        .move_to_element_with_offset(target, 0, offset).release().perform()
+        .move_to_element_with_offset(target, 0, offset).pause(0.1).release().perform()  # SortableJS places every 50 ms
 
 
 def drag_to_column(browser, ticket_id: int, status: str) -> None:
     """Drop a card on a column's empty space (below its cards)."""
     cards = browser.find_element(By.CSS_SELECTOR, f'[data-status="{status}"] .cards')
     ActionChains(browser, duration=40).move_to_element(card(browser, ticket_id)).click_and_hold() \
-        .move_by_offset(0, 8).move_to_element(cards).move_to_element_with_offset(cards, 0, 4).release().perform()
+        .move_by_offset(0, 8).move_to_element(cards).move_to_element_with_offset(cards, 0, 4).pause(0.1).release() \
+        .perform()
 
 
 def toast_text(browser) -> str:
