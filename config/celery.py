@@ -28,14 +28,3 @@ def keep_metrics_beside_the_web_servers(**_) -> None:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(directory, WORKER_SAMPLES)
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 
-
-@worker_init.connect
-def commit_without_waiting_for_the_disk(**_) -> None:
-    """The worker's PostgreSQL sessions commit without waiting for their WAL to reach the disk. All it writes
-    (claims, outcomes, the sweep's hand-outs) is safe to lose in a crash of PostgreSQL: at worst a message is
-    sent once more, at least once as promised. Two disk flushes per attempt would otherwise bound its pace."""
-    from django.conf import settings
-
-    for database in settings.DATABASES.values():
-        if database["ENGINE"] == "django.db.backends.postgresql":
-            database["OPTIONS"] = {**database.get("OPTIONS", {}), "options": "-c synchronous_commit=off"}
