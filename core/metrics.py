@@ -44,8 +44,9 @@ DB_POOL_WAITING = Gauge("tracker_db_pool_waiting_requests", "Requests waiting fo
                         multiprocess_mode="livesum")
 WEBHOOK_DELIVERIES = Counter("tracker_webhook_deliveries", "Webhook delivery attempts, by their outcome", ["outcome"])
 
-# Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR: apart
-# from the web workers' files, which the web server empties when it starts (config/gunicorn.py).
+# Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR (the
+# Procfile's line points it there): apart from the web workers' files, which the web server empties when it
+# starts (config/gunicorn.py).
 WORKER_SAMPLES = "worker"
 
 
