@@ -13,7 +13,7 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
@@ -21,6 +21,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # The names every resolver answers with a loopback address, whatever DNS says.
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
+# What a request line carries as it is; anything else in a URL's path or query (é) goes percent-encoded (UTF-8).
+PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 
 # getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may.
 _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-resolve")
@@ -35,7 +37,7 @@ class Target:
     scheme: str
     host: str  # ASCII (IDNA), without brackets
     port: int
-    path: str  # path and query, as the request line carries them
+    path: str  # path and query, as the request line carries them (ASCII)
     host_header: str
 
 
@@ -59,7 +61,8 @@ def target_of(url: str) -> Target:
     if not host:
         raise AddressRefused("url must name a host")
     shown_host = f"[{host}]" if ":" in host else host
-    return Target(scheme=scheme, host=host, port=port, path=(parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return Target(scheme=scheme, host=host, port=port, path=quote(path, safe=PRINTABLE_ASCII),
                   host_header=shown_host if parts.port is None else f"{shown_host}:{port}")
 
 
