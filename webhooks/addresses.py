@@ -13,6 +13,7 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from functools import cache
 from urllib.parse import quote, urlsplit
 
 from django.conf import settings
@@ -24,8 +25,14 @@ LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 # What a request line carries as it is; anything else in a URL's path or query (é) goes percent-encoded (UTF-8).
 PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 
-# getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may.
-_resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-resolve")
+
+@cache
+def _resolver() -> ThreadPoolExecutor:
+    """getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may. One
+    thread per sending thread (WEBHOOK_THREADS): lookups stuck on an endpoint's silent name server fill it only
+    as far as that endpoint's attempts fill the senders (each ends at the system resolver's own timeout), and
+    the other endpoints' lookups go on."""
+    return ThreadPoolExecutor(max_workers=settings.WEBHOOK_THREADS, thread_name_prefix="webhook-resolve")
 
 
 class AddressRefused(Exception):
@@ -114,7 +121,7 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
         if allowed_private(target.host):
             return [ipaddress.ip_address("127.0.0.1")]
         raise AddressRefused(f"url's host {target.host} is a loopback name")
-    lookup = _resolver.submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
+    lookup = _resolver().submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
     try:
         answers = lookup.result(timeout=max(timeout, 0.001))
     except FutureTimeout:
