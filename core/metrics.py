@@ -5,7 +5,7 @@ PROMETHEUS_MULTIPROC_DIR (config/gunicorn.py prepares it) and a scrape, answered
 receives it, reads them all: one view across the workers. Without that variable (daphne, tests) the
 samples are the process's own.
 
-`/metrics` is answered in the ASGI stack (config/asgi.py), before Django: no host check, HTTPS redirect,
+`/metrics` is answered in the ASGI stack (config/application.py), before Django: no host check, HTTPS redirect,
 session or rate limit applies, and a scrape costs no database work. It needs `Authorization: Bearer
 <METRICS_TOKEN>` when that is set (else 401) and a client address within METRICS_ALLOWED_IPS when that
 is set (else 404); with neither set the route does not exist (404 from the application).
