@@ -20,10 +20,12 @@ def fail_open_deliveries(*, webhook: Webhook, error: str) -> int:
 
 
 def note_endpoint_health(*, webhook: Webhook, delivered: bool, now: datetime) -> None:
-    """Track since when every attempt to the endpoint has failed: a delivered message ends that."""
-    if delivered and webhook.failing_since is not None:
-        Webhook.objects.filter(pk=webhook.pk).update(failing_since=None)
-    elif not delivered and webhook.failing_since is None:
+    """Track since when every attempt to the endpoint has failed: a delivered message ends that. `webhook` is the
+    copy read before the attempt: a delivery clears the mark whatever it said, as another attempt may have failed
+    and set it meanwhile."""
+    if delivered:
+        Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=False).update(failing_since=None)
+    elif webhook.failing_since is None:
         Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=True).update(failing_since=now)
 
 

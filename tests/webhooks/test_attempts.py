@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from events.models import ProjectEvent
 from tests.factories import CommentFactory, ProjectFactory, TicketFactory
-from webhooks import attempts, tasks
+from webhooks import attempts, health, tasks
 from webhooks.attempts import UNREADABLE_SECRET
 from webhooks.models import Delivery, Webhook
 
@@ -443,3 +443,12 @@ def test_a_delivery_deferred_behind_a_busy_endpoint_is_not_handed_out_again(proj
 
     assert attempts.sweep(queue_is_empty=True) == []
     assert Delivery.objects.get(pk=waiting.pk).claimed_at is None
+
+
+def test_a_delivery_clears_the_failing_mark_another_attempt_set_meanwhile(registered):
+    webhook = Webhook.objects.get(pk=registered().webhook["id"])  # as the attempt read it: healthy
+    Webhook.objects.filter(pk=webhook.pk).update(failing_since=timezone.now())  # another attempt failed since
+
+    health.note_endpoint_health(webhook=webhook, delivered=True, now=timezone.now())
+
+    assert Webhook.objects.get(pk=webhook.pk).failing_since is None
