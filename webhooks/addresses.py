@@ -9,6 +9,7 @@ changes its answer between the check and the connection (DNS rebinding) cannot r
 """
 
 import ipaddress
+import re
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -24,6 +25,8 @@ NAT64 = ipaddress.ip_network("64:ff9b::/96")
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 # What a request line carries as it is; anything else in a URL's path or query (é) goes percent-encoded (UTF-8).
 PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
+# One to four parts, each decimal, octal (a leading 0) or hex (0x): what inet_aton() reads as an IPv4 address.
+NUMERIC_IPV4 = re.compile(r"(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}", re.IGNORECASE)
 
 
 @cache
@@ -99,10 +102,18 @@ def check(host: str, address: IPAddress) -> None:
 
 
 def literal_address(host: str) -> IPAddress | None:
+    """The address the host is written as: in the standard notation, or in a numeric form the system's resolver
+    reads as an IPv4 address (127.1, 2130706433, 0x7f.1, 0177.0.0.1), which a name check would let through."""
     try:
         return ipaddress.ip_address(host)
     except ValueError:
-        return None
+        pass
+    if NUMERIC_IPV4.fullmatch(host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
 
 
 def is_loopback_name(host: str) -> bool:

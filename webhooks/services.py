@@ -26,7 +26,7 @@ PING_EVENT = "webhook.ping"
 def create_webhook(*, project: Project, actor: User, url: str, events: list[str],
                    description: str = "") -> tuple[Webhook, str]:
     """A new active endpoint and its secret, which is shown this once."""
-    _check_url(url)  # may resolve the host: before the transaction, whose lock it would hold meanwhile
+    _check_url(url)
     secret = keys.new_secret()
     with transaction.atomic():
         Project.objects.lock(project.pk)

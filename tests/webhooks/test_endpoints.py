@@ -227,6 +227,16 @@ def test_create_refuses_bad_input(client_for, project, manager, body, field, err
     assert project.has_active_webhooks is False
 
 
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f.1", "0x7f000001", "0177.0.0.1", "10.1"])
+def test_create_refuses_the_numeric_forms_of_private_addresses(client_for, project, manager, settings, host):
+    """Forms the system's resolver reads as IPv4 addresses (127.1 is 127.0.0.1, 10.1 is 10.0.0.1)."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = []
+    response = client_for(manager).post(webhooks_url(project.id), {"url": f"http://{host}/x"}, format="json")
+    assert (response.status_code, response.json()) == (
+        422, {"error": f"url's host {host} is not a public address", "field": "url"})
+    assert Webhook.objects.count() == 0
+
+
 @pytest.mark.parametrize(("body", "field"), [
     ({"active": "yes"}, "active"), ({"active": 1}, "active"), ({"active": None}, "active"),
     ({"url": "http://10.0.0.1/"}, "url"), ({"url": "https://a:b@127.0.0.1/"}, "url"), ({"url": None}, "url"),
