@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists
 
+from core.rows import locked
 from projects.models import Project
 
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
@@ -36,7 +37,7 @@ def disable_failing_webhooks(*, now: datetime) -> list[Webhook]:
     for webhook in Webhook.objects.filter(active=True, failing_since__lte=cutoff):
         with transaction.atomic():
             Project.objects.lock(webhook.project_id)
-            webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
+            webhook = locked(Webhook.objects.all(), webhook.pk, "webhook not found")
             if not (webhook.active and webhook.failing_since and webhook.failing_since <= cutoff):
                 continue  # switched on again, or delivered, meanwhile
             switch(webhook, on=False, reason=f"every delivery failed from {webhook.failing_since:%Y-%m-%d %H:%M} "
