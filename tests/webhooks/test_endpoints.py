@@ -185,7 +185,7 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
 
 @pytest.mark.parametrize(("body", "field", "error"), [
     ({}, "url", "url is required"),
-    ({"url": 12}, "url", "url: must be a string"),
+    ({"url": 12}, "url", "url: Not a valid string."),
     ({"url": ""}, "url", "url cannot be empty"),
     ({"url": "ftp://127.0.0.1/x"}, "url", "url must start with http:// or https://"),
     ({"url": "127.0.0.1/x"}, "url", "url must start with http:// or https://"),
@@ -215,7 +215,7 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
      "events[0]: unknown event kind notification.created"),
     ({"url": HOOK, "events": [3]}, "events", "events[0]: unknown event kind 3"),
     ({"url": HOOK, "events": ["*", "ticket.created"]}, "events", 'events: "*" stands for every event kind: send it alone'),
-    ({"url": HOOK, "description": ["x"]}, "description", "description: must be a string"),
+    ({"url": HOOK, "description": ["x"]}, "description", "description: Not a valid string."),
     ({"url": HOOK, "description": "x" * 501}, "description",
      "description: Ensure this field has no more than 500 characters."),
 ])
