@@ -1,28 +1,11 @@
-import os
+"""What ASGI servers load (`config.asgi:application`: the Procfile's gunicorn, daphne for `make run`): the
+application (config/application.py), and what a serving process sets up once it is loaded."""
 
-import django
+from config.application import application
+from config.collector import tune_for_serving
+from webhooks.dispatch import start_in_server
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django.setup(set_prefix=False)  # before importing consumers, as django.core.asgi.get_asgi_application() does
-
-from config.handler import SyncStackASGIHandler  # noqa: E402
-
-django_asgi_app = SyncStackASGIHandler()
-
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-
-from accounts.websocket import websocket_auth_stack  # noqa: E402
-from config.collector import tune_for_serving  # noqa: E402
-from config.routing import websocket_urlpatterns  # noqa: E402
-from core.body_limit import BodySizeLimit  # noqa: E402
-from core.metrics import MetricsEndpoint  # noqa: E402
-from core.request_id import RequestIdMiddleware  # noqa: E402
-
-application = RequestIdMiddleware(MetricsEndpoint(ProtocolTypeRouter(
-    {
-        "http": BodySizeLimit(django_asgi_app),
-        "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),
-    }
-)))
+__all__ = ["application"]
 
 tune_for_serving()
+start_in_server()

@@ -8,34 +8,9 @@ application (its broker) too.
 import os
 
 from celery import Celery
-from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("tracker")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-@worker_init.connect
-def keep_metrics_beside_the_web_servers(**_) -> None:
-    """With PROMETHEUS_MULTIPROC_DIR, the worker's samples (webhook outcomes) go to its own subdirectory,
-    which the web server's /metrics reads too (core.metrics) and never empties when it restarts."""
-    from core.metrics import WORKER_SAMPLES
-
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    if directory:
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(directory, WORKER_SAMPLES)
-        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
-
-
-@worker_init.connect
-def commit_without_waiting_for_the_disk(**_) -> None:
-    """The worker's PostgreSQL sessions commit without waiting for their WAL to reach the disk. All it writes
-    (claims, outcomes, the sweep's hand-outs) is safe to lose in a crash of PostgreSQL: at worst a message is
-    sent once more, at least once as promised. Two disk flushes per attempt would otherwise bound its pace."""
-    from django.conf import settings
-
-    for database in settings.DATABASES.values():
-        if database["ENGINE"] == "django.db.backends.postgresql":
-            database["OPTIONS"] = {**database.get("OPTIONS", {}), "options": "-c synchronous_commit=off"}

@@ -1,6 +1,6 @@
 """Request bodies larger than the largest legal request are refused with 413 before they are read.
 
-The check sits in the ASGI stack (config/asgi.py), so it holds under any server that streams bodies to
+The check sits in the ASGI stack (config/application.py), so it holds under any server that streams bodies to
 the application: by `Content-Length` before a byte of the body is read, and for a chunked body by
 counting bytes as they arrive and stopping at the limit. The refusal itself is answered by Django
 (`RefuseOversizedBody`), so it is JSON and carries the security and rate-limit headers of every answer.

@@ -5,7 +5,7 @@ PROMETHEUS_MULTIPROC_DIR (config/gunicorn.py prepares it) and a scrape, answered
 receives it, reads them all: one view across the workers. Without that variable (daphne, tests) the
 samples are the process's own.
 
-`/metrics` is answered in the ASGI stack (config/asgi.py), before Django: no host check, HTTPS redirect,
+`/metrics` is answered in the ASGI stack (config/application.py), before Django: no host check, HTTPS redirect,
 session or rate limit applies, and a scrape costs no database work. It needs `Authorization: Bearer
 <METRICS_TOKEN>` when that is set (else 401) and a client address within METRICS_ALLOWED_IPS when that
 is set (else 404); with neither set the route does not exist (404 from the application).
@@ -44,8 +44,9 @@ DB_POOL_WAITING = Gauge("tracker_db_pool_waiting_requests", "Requests waiting fo
                         multiprocess_mode="livesum")
 WEBHOOK_DELIVERIES = Counter("tracker_webhook_deliveries", "Webhook delivery attempts, by their outcome", ["outcome"])
 
-# Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR: apart
-# from the web workers' files, which the web server empties when it starts (config/gunicorn.py).
+# Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR (the
+# Procfile's line points it there): apart from the web workers' files, which the web server empties when it
+# starts (config/gunicorn.py).
 WORKER_SAMPLES = "worker"
 
 

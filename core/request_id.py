@@ -3,7 +3,7 @@ while a request or a websocket is served names it.
 
 The id is the client's (or the proxy's) own when it is 1 to 128 characters of [A-Za-z0-9._-], else a new
 one: a value of any other shape could forge log lines or smuggle markup into the tools that read them.
-It lives in a context variable, set in the ASGI stack (config/asgi.py) before anything else runs:
+It lives in a context variable, set in the ASGI stack (config/application.py) before anything else runs:
 asgiref copies the context into the thread that runs the request's middleware and view, so the
 request's log lines, Django's included, see it through RequestIdFilter.
 """

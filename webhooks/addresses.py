@@ -9,11 +9,13 @@ changes its answer between the check and the connection (DNS rebinding) cannot r
 """
 
 import ipaddress
+import re
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from functools import cache
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
@@ -21,9 +23,19 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # The names every resolver answers with a loopback address, whatever DNS says.
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
+# What a request line carries as it is; anything else in a URL's path or query (é) goes percent-encoded (UTF-8).
+PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
+# One to four parts, each decimal, octal (a leading 0) or hex (0x): what inet_aton() reads as an IPv4 address.
+NUMERIC_IPV4 = re.compile(r"(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}", re.IGNORECASE)
 
-# getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may.
-_resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-resolve")
+
+@cache
+def _resolver() -> ThreadPoolExecutor:
+    """getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may. One
+    thread per sending thread (WEBHOOK_THREADS): lookups stuck on an endpoint's silent name server fill it only
+    as far as that endpoint's attempts fill the senders (each ends at the system resolver's own timeout), and
+    the other endpoints' lookups go on."""
+    return ThreadPoolExecutor(max_workers=settings.WEBHOOK_THREADS, thread_name_prefix="webhook-resolve")
 
 
 class AddressRefused(Exception):
@@ -35,7 +47,7 @@ class Target:
     scheme: str
     host: str  # ASCII (IDNA), without brackets
     port: int
-    path: str  # path and query, as the request line carries them
+    path: str  # path and query, as the request line carries them (ASCII)
     host_header: str
 
 
@@ -59,7 +71,8 @@ def target_of(url: str) -> Target:
     if not host:
         raise AddressRefused("url must name a host")
     shown_host = f"[{host}]" if ":" in host else host
-    return Target(scheme=scheme, host=host, port=port, path=(parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return Target(scheme=scheme, host=host, port=port, path=quote(path, safe=PRINTABLE_ASCII),
                   host_header=shown_host if parts.port is None else f"{shown_host}:{port}")
 
 
@@ -89,10 +102,18 @@ def check(host: str, address: IPAddress) -> None:
 
 
 def literal_address(host: str) -> IPAddress | None:
+    """The address the host is written as: in the standard notation, or in a numeric form the system's resolver
+    reads as an IPv4 address (127.1, 2130706433, 0x7f.1, 0177.0.0.1), which a name check would let through."""
     try:
         return ipaddress.ip_address(host)
     except ValueError:
-        return None
+        pass
+    if NUMERIC_IPV4.fullmatch(host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
 
 
 def is_loopback_name(host: str) -> bool:
@@ -111,7 +132,7 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
         if allowed_private(target.host):
             return [ipaddress.ip_address("127.0.0.1")]
         raise AddressRefused(f"url's host {target.host} is a loopback name")
-    lookup = _resolver.submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
+    lookup = _resolver().submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
     try:
         answers = lookup.result(timeout=max(timeout, 0.001))
     except FutureTimeout:

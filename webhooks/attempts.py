@@ -65,6 +65,9 @@ def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
     claim = uuid.uuid4()
     taken = _claim_within_capacity(delivery, claim, now)
     if taken is None:
+        # Its task comes back by itself: a fresh hand-out keeps the sweep from taking it for lost and starting
+        # another chain of deferrals behind the busy endpoint.
+        Delivery.objects.filter(pk=delivery.pk, claimed_at__isnull=True).update(dispatched_at=now)
         return min(BUSY_FIRST_WAIT * 2 ** deferrals, BUSY_LONGEST_WAIT)
     if not taken:
         return None  # another worker has it

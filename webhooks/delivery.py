@@ -81,6 +81,8 @@ def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> E
         return _failed(Failure.CONNECTION, f"TLS failed: {error.reason or error}", started)
     except h11.RemoteProtocolError as error:
         return _failed(Failure.CONNECTION, f"not a valid HTTP answer: {error}", started)
+    except (h11.LocalProtocolError, ValueError) as error:  # a request h11 cannot write: a failed attempt all the same
+        return _failed(Failure.CONNECTION, f"the request could not be sent: {error}", started)
     except OSError as error:
         return _failed(Failure.CONNECTION, f"connection failed: {error.strerror or error}", started)
     return Exchange(status=answer.status, body=answer.text(), failure=None, error="", duration_ms=_elapsed_ms(started))

@@ -25,3 +25,11 @@ def hand_out(delivery_ids: list[int], *, countdown: float = 0, deferrals: int = 
 
 def uses_workers() -> bool:
     return bool(settings.CELERY_BROKER_URL)
+
+
+def start_in_server() -> None:
+    """Run once by a server process as it loads the application (config/asgi.py). Without a broker the process
+    sends deliveries itself: its runner and sweep start now, not at its first hand-out, so that retries due and
+    deliveries left by a previous run go out, and endpoints failing for days are switched off, with no new event."""
+    if not uses_workers():
+        local.runner()

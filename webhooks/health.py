@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists
 
+from core.rows import locked
 from projects.models import Project
 
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
@@ -20,10 +21,12 @@ def fail_open_deliveries(*, webhook: Webhook, error: str) -> int:
 
 
 def note_endpoint_health(*, webhook: Webhook, delivered: bool, now: datetime) -> None:
-    """Track since when every attempt to the endpoint has failed: a delivered message ends that."""
-    if delivered and webhook.failing_since is not None:
-        Webhook.objects.filter(pk=webhook.pk).update(failing_since=None)
-    elif not delivered and webhook.failing_since is None:
+    """Track since when every attempt to the endpoint has failed: a delivered message ends that. `webhook` is the
+    copy read before the attempt: a delivery clears the mark whatever it said, as another attempt may have failed
+    and set it meanwhile."""
+    if delivered:
+        Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=False).update(failing_since=None)
+    elif webhook.failing_since is None:
         Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=True).update(failing_since=now)
 
 
@@ -34,7 +37,7 @@ def disable_failing_webhooks(*, now: datetime) -> list[Webhook]:
     for webhook in Webhook.objects.filter(active=True, failing_since__lte=cutoff):
         with transaction.atomic():
             Project.objects.lock(webhook.project_id)
-            webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
+            webhook = locked(Webhook.objects.all(), webhook.pk, "webhook not found")
             if not (webhook.active and webhook.failing_since and webhook.failing_since <= cutoff):
                 continue  # switched on again, or delivered, meanwhile
             switch(webhook, on=False, reason=f"every delivery failed from {webhook.failing_since:%Y-%m-%d %H:%M} "

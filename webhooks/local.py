@@ -101,7 +101,8 @@ _runner_lock = threading.Lock()
 
 
 def runner() -> LocalRunner:
-    """The process's runner, started on first use."""
+    """The process's runner, started on first use: by a server as it starts (dispatch.start_in_server), by any
+    other process at its first hand-out."""
     global _runner
     with _runner_lock:
         if _runner is None:

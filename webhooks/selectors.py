@@ -1,7 +1,8 @@
 """Reading webhooks and their deliveries."""
 
 from django.db.models import QuerySet
-from django.http import Http404
+
+from core.rows import found
 
 from .models import Delivery, Webhook
 
@@ -16,10 +17,7 @@ def active_webhooks(*, project_id: int) -> list[Webhook]:
 
 
 def webhook(*, webhook_id: int) -> Webhook:
-    found = Webhook.objects.filter(pk=webhook_id).first()
-    if found is None:
-        raise Http404("webhook not found")
-    return found
+    return found(Webhook.objects.filter(pk=webhook_id), "webhook not found")
 
 
 def webhook_deliveries(*, webhook: Webhook, limit: int) -> QuerySet[Delivery]:
@@ -28,10 +26,7 @@ def webhook_deliveries(*, webhook: Webhook, limit: int) -> QuerySet[Delivery]:
 
 
 def webhook_delivery(*, webhook: Webhook, delivery_id: int) -> Delivery:
-    found = Delivery.objects.filter(webhook=webhook, pk=delivery_id).first()
-    if found is None:
-        raise Http404("delivery not found")
-    return found
+    return found(Delivery.objects.filter(webhook=webhook, pk=delivery_id), "delivery not found")
 
 
 def delivery_with_webhook(*, delivery_id: int) -> Delivery | None:

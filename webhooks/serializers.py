@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from core.api.fields import StrictBooleanField, StrictCharField
+from core.api.fields import StrictBooleanField
 from core.events import Event
 
 from .models import ALL_EVENTS, Delivery, DeliveryStatus, Webhook
@@ -27,17 +27,17 @@ class EventKindsField(serializers.ListField):
 
 
 class CreateWebhookInput(serializers.Serializer):
-    url = StrictCharField(max_length=URL_MAX_LENGTH, help_text="http:// or https://, of a public address")
+    url = serializers.CharField(max_length=URL_MAX_LENGTH, help_text="http:// or https://, of a public address")
     events = EventKindsField(default=[ALL_EVENTS], help_text='Event kinds of the log, or ["*"] (the default)')
-    description = StrictCharField(max_length=500, allow_blank=True, default="")
+    description = serializers.CharField(max_length=500, allow_blank=True, default="")
 
 
 class UpdateWebhookInput(serializers.Serializer):
     """Every field optional: only what is sent changes."""
 
-    url = StrictCharField(max_length=URL_MAX_LENGTH, required=False)
+    url = serializers.CharField(max_length=URL_MAX_LENGTH, required=False)
     events = EventKindsField(required=False)
-    description = StrictCharField(max_length=500, allow_blank=True, required=False)
+    description = serializers.CharField(max_length=500, allow_blank=True, required=False)
     active = StrictBooleanField(required=False)
 
 

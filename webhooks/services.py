@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import RuleViolation
-from core.rows import UNCHANGED
+from core.rows import UNCHANGED, locked
 from projects.models import Project
 
 from . import addresses, dispatch, health, keys
@@ -26,7 +26,7 @@ PING_EVENT = "webhook.ping"
 def create_webhook(*, project: Project, actor: User, url: str, events: list[str],
                    description: str = "") -> tuple[Webhook, str]:
     """A new active endpoint and its secret, which is shown this once."""
-    _check_url(url)  # may resolve the host: before the transaction, whose lock it would hold meanwhile
+    _check_url(url)
     secret = keys.new_secret()
     with transaction.atomic():
         Project.objects.lock(project.pk)
@@ -46,7 +46,7 @@ def update_webhook(*, webhook: Webhook, url=UNCHANGED, events=UNCHANGED, descrip
         _check_url(url)
     with transaction.atomic():
         Project.objects.lock(webhook.project_id)
-        webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
+        webhook = locked(Webhook.objects.all(), webhook.pk, "webhook not found")
         for field, value in {"url": url, "events": events, "description": description}.items():
             if value is not UNCHANGED:
                 setattr(webhook, field, value)
@@ -68,7 +68,7 @@ def delete_webhook(*, webhook: Webhook) -> None:
 @transaction.atomic
 def rotate_secret(*, webhook: Webhook) -> tuple[Webhook, str]:
     """A new secret; the current one goes on signing beside it for ROTATION_OVERLAP."""
-    webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
+    webhook = locked(Webhook.objects.all(), webhook.pk, "webhook not found")
     secret = keys.new_secret()
     webhook.previous_secret, webhook.secret = webhook.secret, keys.seal(secret)
     webhook.previous_secret_expires_at = timezone.now() + ROTATION_OVERLAP

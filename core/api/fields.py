@@ -46,17 +46,6 @@ class ObjectIdConverter:
 register_converter(ObjectIdConverter, "id")
 
 
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would take 12 or 1.5 and store their text."""
-
-    default_error_messages = {"invalid": "must be a string"}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
 class StrictBooleanField(serializers.BooleanField):
     """true or false, and only those: DRF's BooleanField would also take "yes", "0" or 1."""
 

@@ -10,7 +10,7 @@ from asgiref.sync import AsyncToSync
 from channels.db import database_sync_to_async
 
 from accounts.services import issue_token
-from config.asgi import application
+from config.application import application
 from projects.views import ProjectCollectionViewSet
 
 

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
-from config.asgi import application
+from config.application import application
 from events import replay
 from events.models import ProjectEvent
 from events.services import prune_events

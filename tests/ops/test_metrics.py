@@ -138,3 +138,17 @@ def test_a_worker_process_samples_are_read_beside_the_web_workers(settings, tmp_
                        env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)})
     settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
     assert b'tracker_webhook_deliveries_total{outcome="delivered"} 5.0' in exposition()
+
+
+def test_the_procfile_s_worker_line_keeps_its_samples_in_the_subdirectory(tmp_path):
+    """Its counters are created when the tasks are imported, before any hook of the worker could move them: the
+    line itself points the worker at worker/, where a restart of the web server (which empties the directory's
+    own files) leaves them."""
+    from core.metrics import WORKER_SAMPLES
+    from tests.webhooks.workers import ProcfileWorker
+
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "CELERY_BROKER_URL": "memory://", "REDIS_URL": "",
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "WEBHOOK_SWEEP_SECONDS": "3600"}
+    with ProcfileWorker(env):
+        written = sorted(path.relative_to(tmp_path).parent.name for path in tmp_path.rglob("*.db"))
+    assert written and set(written) == {WORKER_SAMPLES}

@@ -11,7 +11,7 @@ from django.db import connections
 from django.test import Client
 
 from accounts.services import issue_token
-from config.asgi import application
+from config.application import application
 from tickets.broadcast import board_group
 
 # Async tests whose consumers and API calls, running in the database thread, must see the test's

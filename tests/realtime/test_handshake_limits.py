@@ -10,7 +10,7 @@ import time
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from config.asgi import application
+from config.application import application
 from tests.security.test_rate_limits import cache_keys
 
 from .conftest import ASYNC_DB_TESTS, bearer, board_path, token_of

@@ -6,7 +6,7 @@ import pytest
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
-from config.asgi import application
+from config.application import application
 from core.api.views import csrf_failure
 
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",

@@ -2,7 +2,7 @@
 
 from channels.testing import WebsocketCommunicator
 
-from config.asgi import application
+from config.application import application
 from tests.realtime.conftest import ASYNC_DB_TESTS, async_db_connections, bearer, is_accepted, token_of  # noqa: F401
 
 pytestmark = ASYNC_DB_TESTS

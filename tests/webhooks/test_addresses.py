@@ -4,6 +4,7 @@ import datetime
 import ipaddress
 import socket
 import ssl
+import threading
 from contextlib import contextmanager
 
 import pytest
@@ -13,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from webhooks import delivery
-from webhooks.addresses import is_public
+from webhooks.addresses import AddressRefused, is_public, resolve, target_of
 from webhooks.delivery import post
 
 from .receivers import Receiver
@@ -111,3 +112,27 @@ def test_an_untrusted_certificate_is_refused(tmp_path, settings):
         exchange = post(receiver.url, body=b"{}", headers={}, timeout=5)
         assert exchange.error.startswith("TLS failed: CERTIFICATE_VERIFY_FAILED")
         assert receiver.received == []
+
+
+def test_lookups_stuck_on_a_silent_name_server_leave_other_names_theirs(settings, monkeypatch):
+    """An endpoint whose name server never answers holds as many lookups as it holds attempts
+    (WEBHOOK_ENDPOINT_CONCURRENCY); the lookups have a thread per sending thread (WEBHOOK_THREADS), so another
+    endpoint's name still resolves meanwhile."""
+    assert settings.WEBHOOK_THREADS > settings.WEBHOOK_ENDPOINT_CONCURRENCY
+    answered, getaddrinfo = threading.Event(), socket.getaddrinfo
+
+    def lookup(host, port, *args, **kwargs):
+        if host == "silent.example.test":
+            answered.wait(30)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return getaddrinfo("127.0.0.1" if host == "hooks.example.test" else host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    try:
+        for _ in range(settings.WEBHOOK_ENDPOINT_CONCURRENCY):
+            with pytest.raises(AddressRefused, match="did not resolve in time"):
+                resolve(target_of("https://silent.example.test/hooks"), timeout=0.05)
+
+        assert resolve(target_of("https://hooks.example.test/hooks"), timeout=3) == [ipaddress.ip_address("127.0.0.1")]
+    finally:
+        answered.set()

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from events.models import ProjectEvent
 from tests.factories import CommentFactory, ProjectFactory, TicketFactory
-from webhooks import tasks
+from webhooks import attempts, health, tasks
 from webhooks.attempts import UNREADABLE_SECRET
 from webhooks.models import Delivery, Webhook
 
@@ -425,3 +425,30 @@ def test_a_secret_sealed_under_a_previous_secret_key_still_signs(project, regist
         create_ticket(hook.client, project.id)
 
     assert hook.endpoint.wait_for(1)[0].verified(hook.secret)["event"] == "ticket.created"
+
+
+def test_a_delivery_deferred_behind_a_busy_endpoint_is_not_handed_out_again(project, registered, settings):
+    """Its task comes back by itself after a countdown, while the queue looks empty: the sweep must not take its
+    old hand-out for a lost one and start a second chain behind the endpoint."""
+    settings.WEBHOOK_ENDPOINT_CONCURRENCY = 1
+    webhook = Webhook.objects.get(pk=registered().webhook["id"])
+    now = timezone.now()
+    handed_out_long_ago = now - timedelta(seconds=settings.WEBHOOK_LOST_AFTER_SECONDS + 1)
+    slow, waiting = Delivery.objects.bulk_create(
+        Delivery.due_now(webhook=webhook, payload={"event": "webhook.ping"}, now=handed_out_long_ago)
+        for _ in range(2))
+    Delivery.objects.filter(pk=slow.pk).update(claimed_at=now - timedelta(seconds=5))  # in flight, slowly
+
+    assert attempts.run(waiting.pk) == attempts.BUSY_FIRST_WAIT  # deferred: the endpoint holds its one attempt
+
+    assert attempts.sweep(queue_is_empty=True) == []
+    assert Delivery.objects.get(pk=waiting.pk).claimed_at is None
+
+
+def test_a_delivery_clears_the_failing_mark_another_attempt_set_meanwhile(registered):
+    webhook = Webhook.objects.get(pk=registered().webhook["id"])  # as the attempt read it: healthy
+    Webhook.objects.filter(pk=webhook.pk).update(failing_since=timezone.now())  # another attempt failed since
+
+    health.note_endpoint_health(webhook=webhook, delivered=True, now=timezone.now())
+
+    assert Webhook.objects.get(pk=webhook.pk).failing_since is None

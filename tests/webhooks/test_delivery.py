@@ -8,9 +8,11 @@ from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 
 from events.models import ProjectEvent
+from webhooks.delivery import post
 from webhooks.models import Delivery
 
 from .conftest import create_ticket, create_webhook
+from .receivers import Receiver
 
 pytestmark = pytest.mark.usefixtures("inline_deliveries")
 
@@ -116,3 +118,24 @@ def test_each_attempt_is_counted_by_its_outcome(project, registered, committed):
     hook.endpoint.wait_for(1)
     assert counted("rejected") - before["rejected"] == 1
     assert counted("delivered") - before["delivered"] == 0
+
+
+def test_a_path_beyond_ascii_is_sent_percent_encoded(client_for, project, manager, receiver, committed):
+    endpoint = receiver()
+    client = client_for(manager)
+    create_webhook(client, project.id, f"{endpoint.url}/café?to=Zoë")
+
+    with committed():
+        create_ticket(client, project.id)
+
+    [received] = endpoint.wait_for(1)
+    assert received.path == "/hooks/caf%C3%A9?to=Zo%C3%AB"
+    assert list(Delivery.objects.values_list("status", "attempts")) == [("delivered", 1)]
+
+
+def test_a_request_that_cannot_be_written_is_a_failed_attempt():
+    with Receiver() as endpoint:
+        exchange = post(endpoint.url, body=b"{}", headers={"webhook-id": "msg_é"}, timeout=5)
+
+    assert (exchange.status, exchange.failure, endpoint.received) == (None, "connection", [])
+    assert exchange.error.startswith("the request could not be sent: ")

@@ -185,7 +185,7 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
 
 @pytest.mark.parametrize(("body", "field", "error"), [
     ({}, "url", "url is required"),
-    ({"url": 12}, "url", "url: must be a string"),
+    ({"url": 12}, "url", "url: Not a valid string."),
     ({"url": ""}, "url", "url cannot be empty"),
     ({"url": "ftp://127.0.0.1/x"}, "url", "url must start with http:// or https://"),
     ({"url": "127.0.0.1/x"}, "url", "url must start with http:// or https://"),
@@ -215,7 +215,7 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
      "events[0]: unknown event kind notification.created"),
     ({"url": HOOK, "events": [3]}, "events", "events[0]: unknown event kind 3"),
     ({"url": HOOK, "events": ["*", "ticket.created"]}, "events", 'events: "*" stands for every event kind: send it alone'),
-    ({"url": HOOK, "description": ["x"]}, "description", "description: must be a string"),
+    ({"url": HOOK, "description": ["x"]}, "description", "description: Not a valid string."),
     ({"url": HOOK, "description": "x" * 501}, "description",
      "description: Ensure this field has no more than 500 characters."),
 ])
@@ -225,6 +225,16 @@ def test_create_refuses_bad_input(client_for, project, manager, body, field, err
     assert Webhook.objects.count() == 0
     project.refresh_from_db()
     assert project.has_active_webhooks is False
+
+
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f.1", "0x7f000001", "0177.0.0.1", "10.1"])
+def test_create_refuses_the_numeric_forms_of_private_addresses(client_for, project, manager, settings, host):
+    """Forms the system's resolver reads as IPv4 addresses (127.1 is 127.0.0.1, 10.1 is 10.0.0.1)."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = []
+    response = client_for(manager).post(webhooks_url(project.id), {"url": f"http://{host}/x"}, format="json")
+    assert (response.status_code, response.json()) == (
+        422, {"error": f"url's host {host} is not a public address", "field": "url"})
+    assert Webhook.objects.count() == 0
 
 
 @pytest.mark.parametrize(("body", "field"), [

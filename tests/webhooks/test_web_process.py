@@ -5,6 +5,7 @@ endpoint. A real server (daphne, as `make run` starts it) on a SQLite file, as `
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,15 +15,20 @@ from tests.realtime.servers import ROOT, ApiClient, DaphneServer
 from .receivers import Answer, Receiver
 
 
+def make_run(database: Path, **env: str) -> DaphneServer:
+    """A server as `make run` starts one, on a SQLite file it migrates first (not yet started)."""
+    server = DaphneServer({
+        "DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "CELERY_BROKER_URL": "",
+        "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1", "WEBHOOK_TIMEOUT_SECONDS": "3",
+        "WEBHOOK_ENDPOINT_CONCURRENCY": "2", "WEBHOOK_RETRY_SCHEDULE": "0,0", "WEBHOOK_SWEEP_SECONDS": "0.2", **env})
+    subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT, env=server.env, check=True,
+                   capture_output=True)
+    return server
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    database = tmp_path_factory.mktemp("make-run") / "db.sqlite3"
-    env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "CELERY_BROKER_URL": "",
-           "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1", "WEBHOOK_TIMEOUT_SECONDS": "3",
-           "WEBHOOK_ENDPOINT_CONCURRENCY": "2", "WEBHOOK_RETRY_SCHEDULE": "0,0", "WEBHOOK_SWEEP_SECONDS": "0.2"}
-    with DaphneServer(env) as server:
-        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT, env=server.env, check=True,
-                       capture_output=True)
+    with make_run(tmp_path_factory.mktemp("make-run") / "db.sqlite3") as server:
         server.manage("createuser", "ada")
         yield server
 
@@ -89,3 +95,29 @@ def test_a_retry_is_sent_by_the_web_process_s_sweep(api):
         assert first.message_id == second.message_id == body["delivery"]["message_id"]
         assert eventually(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)]
                           == [("delivered", 2)], seconds=5)
+
+
+def test_a_retry_due_from_before_a_restart_goes_out_after_it_without_a_new_event(tmp_path):
+    database = tmp_path / "db.sqlite3"
+    retry_in_5_seconds = {"WEBHOOK_RETRY_SCHEDULE": "5"}  # the first server stops before it is due
+    with Receiver(Answer(status=503), Answer(status=200)) as endpoint:
+        with make_run(database, **retry_in_5_seconds) as before:
+            before.manage("createuser", "ada")
+            token = before.manage("issuetoken", "ada")
+            api = ApiClient(before.url, token)
+            webhook_id = register(api, new_project(api), endpoint.url)
+            api.request("POST", f"/api/v1/webhooks/{webhook_id}/ping")
+            endpoint.wait_for(1)
+            assert eventually(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)]
+                              == [("retrying", 1)])
+            api.close()
+        assert len(endpoint.received) == 1
+
+        # The restarted server is only started: no request, no event, nothing handed out.
+        with make_run(database, **retry_in_5_seconds) as after:
+            first, second = endpoint.wait_for(2, timeout=20)
+            api = ApiClient(after.url, token)
+            assert second.message_id == first.message_id
+            assert eventually(lambda: [(d["status"], d["attempts"]) for d in deliveries(api, webhook_id)]
+                              == [("delivered", 2)], seconds=5)
+            api.close()
