@@ -1,18 +1,24 @@
 from django.contrib import admin
 
 
-class HistoryInline(admin.TabularInline):
-    """Rows that record the past (a ticket's activity, an article's versions): shown, never edited here."""
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown beside their parent and never edited here: what changes them goes through the API (or records
+    the past), which keeps their history and tells the board."""
 
     extra = 0
     can_delete = False
-    ordering = ("-created_at", "-id")
 
     def get_readonly_fields(self, request, obj=None):
         return self.fields
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+class HistoryInline(ReadOnlyInline):
+    """Rows that record the past (a ticket's activity, an article's versions), newest first."""
+
+    ordering = ("-created_at", "-id")
 
 
 class PresenceFilter(admin.SimpleListFilter):

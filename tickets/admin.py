@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import Q
 
 from accounts.models import User
-from core.admin import HistoryInline, PresenceFilter
+from core.admin import HistoryInline, PresenceFilter, ReadOnlyInline
 from projects.models import Status, Tag
 
 from . import services
@@ -45,48 +45,28 @@ class ActivityInline(HistoryInline):
         return super().get_queryset(request).select_related("actor")
 
 
-class ChecklistItemInline(admin.TabularInline):
-    """Read here; a checklist changes through the API, which records it and tells the board."""
-
+class ChecklistItemInline(ReadOnlyInline):
     model = ChecklistItem
     fields = ("text", "done", "sort_order")
-    readonly_fields = fields
     ordering = ("sort_order", "id")
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
-class CommentInline(admin.TabularInline):
-    """Read here; a comment is edited or deleted by its author, through the API."""
+class CommentInline(ReadOnlyInline):
+    """A comment is edited or deleted by its author."""
 
     model = Comment
     fields = ("created_at", "author", "message", "deleted_at")
-    readonly_fields = fields
     ordering = ("created_at", "id")
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("author")
 
 
-class AttachmentInline(admin.TabularInline):
-    """Read here; files come and go through the API, which stores and removes them."""
+class AttachmentInline(ReadOnlyInline):
+    """Files come and go through the API, which stores and removes them."""
 
     model = Attachment
     fields = ("original_name", "mime_type", "filesize", "uploaded_by", "comment", "created_at")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("uploaded_by", "comment")
