@@ -134,7 +134,7 @@ def test_detail_in_its_declared_shape(rich_project, client_for, editor, manager)
                          "filesize": shown_file.filesize, "mime_type": shown_file.mime_type}],
         "archived_at": None,
     }
-    assert list(shown) == TicketDetailOutput.Meta.fields
+    assert [*shown, "description_html"] == TicketDetailOutput.Meta.fields  # the last only with description=html
 
 
 def test_a_creation_frame_is_the_ticket_as_read_back(rich_project, editor):
