@@ -2,8 +2,9 @@
 
 Under the Procfile's gunicorn, every worker process writes its samples to files in
 PROMETHEUS_MULTIPROC_DIR (config/gunicorn.py prepares it) and a scrape, answered by whichever worker
-receives it, reads them all: one view across the workers. Without that variable (daphne, tests) the
-samples are the process's own.
+receives it, reads them all (core/metric_files.py): one view across the workers. A gauge's multiprocess mode
+must be one that adds up (`livesum`, `sum`) or keeps the processes apart (`all`, `liveall`): that reader
+refuses the others. Without that variable (daphne, tests) the samples are the process's own.
 
 `/metrics` is answered in the ASGI stack (config/application.py), before Django: no host check, HTTPS redirect,
 session or rate limit applies, and a scrape costs no database work. It needs `Authorization: Bearer
@@ -20,9 +21,10 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.urls import Resolver404, resolve
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
-from prometheus_client.multiprocess import MultiProcessCollector
+
+from core.metric_files import SampleFiles
 
 PATH = "/metrics"
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -92,23 +94,17 @@ def record_pool_usage() -> None:
     DB_POOL_WAITING.set(stats.get("requests_waiting", 0))
 
 
-class EveryProcess:
-    """The samples of every process of this machine in multiprocess mode: the web workers', and those of a
-    `worker:` process that runs beside them with the same PROMETHEUS_MULTIPROC_DIR."""
-
-    def collect(self):
-        directory = Path(settings.PROMETHEUS_MULTIPROC_DIR)
-        files = [str(path) for path in [*directory.glob("*.db"), *(directory / WORKER_SAMPLES).glob("*.db")]]
-        return MultiProcessCollector.merge(files, accumulate=True)
+SAMPLE_FILES = SampleFiles()
 
 
 def exposition() -> bytes:
-    """Every sample in the text format: those of all the processes in multiprocess mode."""
+    """Every sample in the text format: in multiprocess mode, those of every process of this machine (the web
+    workers', and a `worker:` process's beside them with the same PROMETHEUS_MULTIPROC_DIR)."""
     if not settings.PROMETHEUS_MULTIPROC_DIR:
         return generate_latest(REGISTRY)
-    registry = CollectorRegistry()
-    registry.register(EveryProcess())
-    return generate_latest(registry)
+    directory = Path(settings.PROMETHEUS_MULTIPROC_DIR)
+    return SAMPLE_FILES.exposition([str(path) for path in [*directory.glob("*.db"),
+                                                           *(directory / WORKER_SAMPLES).glob("*.db")]])
 
 
 def client_allowed(scope) -> bool:
