@@ -110,8 +110,9 @@ class SampleFiles:
     def __init__(self):
         self.lock = threading.Lock()  # scrapes run in threads of their own (core.metrics.MetricsEndpoint)
         self.families: dict[str, Family] = {}
-        self.slots: dict[tuple[str, str | None], int] = {}  # by sample name and labels, and bucket bound
-        self.meanings: dict[tuple[str, str], int] = {}  # (how the file adds up, key) → slot
+        # (how the file adds up, key) → the slot its values add into: the same key in every file of a kind that
+        # adds up, and one per process for gauges kept apart
+        self.meanings: dict[tuple[str, str], int] = {}
         self.layouts: dict[str, tuple[int, int, list[tuple[int, int]]]] = {}  # path → (inode, used, (slot, index)…)
 
     def exposition(self, paths: list[str]) -> bytes:
@@ -153,10 +154,11 @@ class SampleFiles:
     def slot_of(self, adds_up: str, kind: str, key: str) -> int:
         slot = self.meanings.get((adds_up, key))
         if slot is None:
-            slot = self.meanings[adds_up, key] = self.new_slot(adds_up, kind, key)
+            slot = self.meanings[adds_up, key] = len(self.meanings)
+            self.add_sample(adds_up, kind, key, slot)
         return slot
 
-    def new_slot(self, adds_up: str, kind: str, key: str) -> int:
+    def add_sample(self, adds_up: str, kind: str, key: str, slot: int) -> None:
         family_name, sample_name, labels, help_text = json.loads(key)
         family = self.families.get(family_name)
         if family is None:
@@ -164,9 +166,4 @@ class SampleFiles:
         if adds_up.startswith("gauge:"):
             labels = {**labels, "pid": adds_up.removeprefix("gauge:")}
         bound = labels.pop("le", None) if kind == "histogram" else None
-        sample = (f"{sample_name}{labels_text(labels)}", bound)
-        slot = self.slots.get(sample)
-        if slot is None:
-            slot = self.slots[sample] = len(self.slots)
-            family.add(sample_name, labels, bound, slot)
-        return slot
+        family.add(sample_name, labels, bound, slot)
