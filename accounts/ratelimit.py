@@ -8,17 +8,22 @@ Authenticated requests are counted by CredentialThrottle, DRF's throttle of ever
 runs it right after authentication, before the view reads anything); the middleware counts the others.
 """
 
+import logging
+
 from django.conf import settings
 from django.http import JsonResponse
 from rest_framework.throttling import BaseThrottle
 
+from core.api.busy import BUSY, RETRY_SOON
 from core.api.paths import is_api
+from core.cache import CountersUnavailable
 from core.ratelimit import Quota, charge, client_bucket
 
 from .models import ApiToken
 from .services import BEARER
 
 LIMITED = "rate limit exceeded"
+logger = logging.getLogger(__name__)
 
 
 class CredentialThrottle(BaseThrottle):
@@ -64,6 +69,13 @@ class ApiRateLimitMiddleware:
     def __call__(self, request):
         if not is_api(request):
             return self.get_response(request)
+        try:
+            return self.counted(request)
+        except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT: nothing was done
+            logger.warning("Redis did not count a request to %s", request.path)
+            return JsonResponse({"error": BUSY}, status=503, headers=RETRY_SOON)
+
+    def counted(self, request):
         quota = None
         if not may_carry_credential(request):
             quota = charge_address(client_bucket(request))  # certainly anonymous: counted before any work

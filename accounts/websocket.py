@@ -19,6 +19,8 @@ from channels.sessions import SessionMiddlewareStack
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from core.api.busy import BUSY, RETRY_SOON
+from core.cache import CountersUnavailable
 from core.ratelimit import Quota, address_bucket
 
 from . import services
@@ -35,9 +37,12 @@ class WebsocketAuthMiddleware(BaseMiddleware):
 
     async def __call__(self, scope, receive, send):
         user, token = await handshake_identity(scope)
-        quota = await handshake_quota(scope, user, token)
+        try:
+            quota = await handshake_quota(scope, user, token)
+        except CountersUnavailable:
+            return await refuse_handshake(receive, send, scope, 503, BUSY, RETRY_SOON)
         if quota.exceeded:
-            return await refuse_handshake(receive, send, scope, quota)
+            return await refuse_handshake(receive, send, scope, 429, LIMITED, quota.headers())
         if not user.is_authenticated:
             return await refuse_handshake(receive, send, scope)
         return await super().__call__({**scope, "user": user, "api_token": token}, receive, send)
@@ -69,16 +74,18 @@ def handshake_quota(scope, user: User | AnonymousUser, token: ApiToken | None) -
     return charge_address(address_bucket(client[0] if client else "unknown"))
 
 
-async def refuse_handshake(receive, send, scope, quota: Quota | None = None) -> None:
-    """Before accept: the server answers HTTP 403; over a rate limit, 429 with Retry-After where the server
-    lets the application answer a handshake itself (ASGI's websocket.http.response: uvicorn)."""
+async def refuse_handshake(receive, send, scope, status: int = 403, error: str = "",
+                           headers: dict[str, str] | None = None) -> None:
+    """Before accept: the server answers HTTP 403; over a rate limit (429, with Retry-After) or when the limit's
+    counters cannot be reached (503), that status where the server lets the application answer a handshake
+    itself (ASGI's websocket.http.response: uvicorn)."""
     await receive()  # websocket.connect
-    if quota is None or "websocket.http.response" not in scope.get("extensions", {}):
+    if status == 403 or "websocket.http.response" not in scope.get("extensions", {}):
         return await send({"type": "websocket.close"})
-    headers = [(b"content-type", b"application/json")]
-    headers += [(name.lower().encode(), value.encode()) for name, value in quota.headers().items()]
-    await send({"type": "websocket.http.response.start", "status": 429, "headers": headers})
-    await send({"type": "websocket.http.response.body", "body": json.dumps({"error": LIMITED}).encode()})
+    fields = [(b"content-type", b"application/json")]
+    fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
+    await send({"type": "websocket.http.response.start", "status": status, "headers": fields})
+    await send({"type": "websocket.http.response.body", "body": json.dumps({"error": error}).encode()})
 
 
 def handshake_headers(scope) -> dict[str, str]:

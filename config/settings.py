@@ -212,11 +212,17 @@ if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 
 
-def cache_config(redis_url: str) -> dict:
+# Seconds the cache's clients wait for Redis to connect or to answer: a Redis that hangs then costs a request
+# that long and a 503 (core.cache.CountersUnavailable), instead of holding it and its thread for ever.
+REDIS_TIMEOUT = env_number("REDIS_TIMEOUT", 1.0, float)
+
+
+def cache_config(redis_url: str, timeout: float = REDIS_TIMEOUT) -> dict:
     """The cache holds rate-limit and login-failure counters: shared by every process through Redis
     (django-redis: one connection pool per process), else in the process's memory."""
     if redis_url:
-        return {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": redis_url, "KEY_PREFIX": "tracker"}}
+        return {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": redis_url, "KEY_PREFIX": "tracker",
+                            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": timeout, "SOCKET_TIMEOUT": timeout}}}
     return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 

@@ -2,6 +2,12 @@
 together), Django's local-memory cache otherwise."""
 
 from django.core.cache import cache
+from redis import ConnectionError as RedisConnectionError
+from redis import TimeoutError as RedisTimeoutError
+
+
+class CountersUnavailable(Exception):
+    """Redis refused the counters, or did not answer within REDIS_TIMEOUT."""
 
 
 def increment(keys: list[str], timeout: int) -> list[int]:
@@ -18,7 +24,10 @@ def increment(keys: list[str], timeout: int) -> list[int]:
         redis_key = cache.make_key(key)
         pipeline.incr(redis_key)
         pipeline.expire(redis_key, timeout, nx=True)
-    return pipeline.execute()[::2]
+    try:
+        return pipeline.execute()[::2]
+    except (RedisConnectionError, RedisTimeoutError) as error:  # not a refused command: that is a bug, a 500
+        raise CountersUnavailable from error
 
 
 def _add_or_incr(key: str, timeout: int) -> int:

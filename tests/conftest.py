@@ -1,5 +1,6 @@
 import asyncio
 import os
+import socket
 import uuid
 from contextlib import contextmanager
 
@@ -9,6 +10,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import connection
 
 from accounts.services import issue_token
+from config.settings import cache_config
 from core.queries import prepares_statements
 from projects.roles import Role
 
@@ -176,3 +178,24 @@ class GroupListener:
 
     def close(self):
         async_to_sync(self.layer.group_discard)(self.group, self.channel)
+
+
+REDIS_TIMEOUT = 0.3  # of the clients of hung_redis and refused_redis
+
+
+@pytest.fixture
+def hung_redis(settings):
+    """A Redis that accepts connections and never answers: the kernel completes the handshakes of a listening
+    socket that is never accepted from, and nothing is ever read or written."""
+    with socket.create_server(("127.0.0.1", 0), backlog=64) as listener:
+        settings.CACHES = cache_config(f"redis://127.0.0.1:{listener.getsockname()[1]}/0", timeout=REDIS_TIMEOUT)
+        yield
+
+
+@pytest.fixture
+def refused_redis(settings):
+    """A Redis that refuses connections: a port held, where nobody listens."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        settings.CACHES = cache_config(f"redis://127.0.0.1:{held.getsockname()[1]}/0", timeout=REDIS_TIMEOUT)
+        yield

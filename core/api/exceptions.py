@@ -15,6 +15,8 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from core.api.busy import BUSY, RETRY_SOON
+from core.cache import CountersUnavailable
 from core.errors import RuleViolation
 
 logger = logging.getLogger("core.api")
@@ -58,12 +60,10 @@ def api_exception_handler(exc, context):
         set_rollback()
         message, field = first_error(exc.detail)
         return Response(error_body(message, field), status=422)
-    if is_pool_timeout(exc):
-        # Every pooled connection stayed busy for the pool's whole timeout: the client may retry.
-        logger.warning("No database connection within the pool timeout in %s", context.get("view").__class__.__name__)
-        set_rollback()
-        return Response({"error": "the service is busy, try again shortly"},
-                        status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
+    if is_pool_timeout(exc):  # every pooled connection stayed busy for the pool's whole timeout
+        return busy("No database connection within the pool timeout", context)
+    if isinstance(exc, CountersUnavailable):  # the rate limit could not count the request
+        return busy("Redis did not answer", context)
     if isinstance(exc, TooManyFilesSent):
         # Raised where the files of a multipart body are first read: by an upload view, or by the fingerprint of
         # its Idempotency-Key before the view runs (core.idempotency); the same answer either way.
@@ -81,6 +81,13 @@ def api_exception_handler(exc, context):
         return Response({"error": "internal server error"}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     response.data = {"error": _message_of(exc)}
     return response
+
+
+def busy(reason: str, context) -> Response:
+    """A 503: whatever the request began is rolled back, and the client may retry."""
+    logger.warning("%s in %s", reason, context.get("view").__class__.__name__)
+    set_rollback()
+    return Response({"error": BUSY}, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers=RETRY_SOON)
 
 
 def is_pool_timeout(exc: Exception) -> bool:

@@ -106,8 +106,9 @@ def test_environment_sets_the_limits():
 def test_counters_live_in_redis_when_redis_url_is_set():
     from config.settings import cache_config
 
-    assert cache_config("redis://127.0.0.1:6379/9") == {"default": {
-        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/9", "KEY_PREFIX": "tracker"}}
+    assert cache_config("redis://127.0.0.1:6379/9", timeout=1.5) == {"default": {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/9", "KEY_PREFIX": "tracker",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1.5, "SOCKET_TIMEOUT": 1.5}}}
 
 
 @pytest.mark.redis
