@@ -19,9 +19,12 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
-from core.cache import increment
+from core.api.busy import RETRY_SOON
+from core.cache import CountersUnavailable, increment
 from core.ratelimit import charge, client_bucket
 
 
@@ -56,12 +59,18 @@ def lockout_minutes() -> int:
 
 def rate_limited_login(view):
     """A login view whose POSTs count against the client address's LOGIN_RATE_LIMIT_PER_MINUTE; over it, a
-    429 page saying when to retry, and the view (its form, the password hash) does not run."""
+    429 page saying when to retry, and the view (its form, the password hash) does not run. When the count
+    cannot be taken (Redis out of reach), a 503 page, and the view does not run either: a login is never
+    checked without its limits."""
 
     @wraps(view)
     def limited(request, *args, **kwargs):
         if request.method == "POST":
-            quota = charge((f"login:{client_bucket(request)}", settings.LOGIN_RATE_LIMIT_PER_MINUTE))
+            try:
+                quota = charge((f"login:{client_bucket(request)}", settings.LOGIN_RATE_LIMIT_PER_MINUTE))
+            except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT
+                return HttpResponse(render_to_string("registration/login_unavailable.html", request=request),
+                                    status=503, headers=RETRY_SOON)
             if quota.exceeded:
                 response = render(request, "registration/login_limited.html",
                                   {"retry_after": quota.retry_after()}, status=429)

@@ -189,6 +189,15 @@ def test_login_posts_over_the_rate_limit_get_a_429_page_without_a_password_check
     assert "_auth_user_id" not in client.session
 
 
+@pytest.mark.parametrize("path", [LOGIN, ADMIN_LOGIN])
+def test_with_redis_out_of_reach_a_login_post_gets_a_503_page_without_a_password_check(path, client, user,
+                                                                                      refused_redis, hashes):
+    response = client.post(path, {"username": "ada", "password": PASSWORD})
+    assert (response.status_code, response["Retry-After"], hashes()) == (503, "1", 0)
+    assert "Login attempts cannot be counted right now" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
 def test_the_rate_limit_counts_per_address_and_posts_only(client, user, settings):
     settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
     assert all(client.get(LOGIN).status_code == 200 for _ in range(5))
