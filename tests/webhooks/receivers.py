@@ -88,8 +88,10 @@ class Receiver:
         with self.changed:
             self.hanging += 1
             self.most_hanging = max(self.most_hanging, self.hanging)
-        while not self.closing.wait(0.05):
-            if select.select([connection], [], [], 0)[0] and not connection.recv(1, socket.MSG_PEEK):
+        # Woken the moment the sender hangs up (not at the next tick): its next attempt must not find this one
+        # still counted.
+        while not self.closing.is_set():
+            if select.select([connection], [], [], 0.05)[0] and not connection.recv(4096):
                 break
         with self.changed:
             self.hanging -= 1
