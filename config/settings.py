@@ -194,7 +194,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # worker at once, so each worker's embedded beat (--beat) keeps its schedule in memory, not in a file.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
-CELERY_BEAT_SCHEDULE = {"webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS}}
+# Every kind of background work but webhooks (core/background.py): the periodic tasks, by name, every so many
+# seconds; the workers' beat runs them, and without workers the web process's runner does.
+BACKGROUND_SCHEDULE: dict[str, float] = {}
+BACKGROUND_THREADS = env_number("BACKGROUND_THREADS", 4)  # the web process's, without workers
+CELERY_BEAT_SCHEDULE = {
+    "webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS},
+    **{name: {"task": name, "schedule": seconds} for name, seconds in BACKGROUND_SCHEDULE.items()},
+}
 # Seconds before each retry of a failed delivery; after the last one it is `failed`.
 WEBHOOK_RETRY_SCHEDULE = [int(delay) for delay in env_list("WEBHOOK_RETRY_SCHEDULE",
                                                            ["5", "300", "1800", "7200", "18000", "36000", "36000"])]
