@@ -1,27 +1,39 @@
-"""Markdown as HTML a browser may show (docs articles, ticket descriptions on the board): rendered by
-markdown-it-py, then sanitized by nh3.
+"""Markdown as HTML a browser may show (docs articles, ticket descriptions, comments on the board): rendered
+by markdown-it-py, then sanitized by nh3.
 
 Raw HTML in the Markdown is escaped by the renderer (`html: False`) and markdown-it already refuses
 `javascript:`-like link targets; nh3 is the one guarantee whatever either misses: an allow-list of
 tags and attributes (no `on*`, no `style`), link and image URLs limited to http(s), mailto or
 relative, and links that cannot reach back into this page (`rel=noopener noreferrer`).
+
+GFM task lists (`- [ ]`, `- [x]`) become checkboxes through mdit-py-plugins' tasklists plugin. The one input
+the sanitizer lets through is what that plugin writes: a checkbox, always disabled (a rendered page edits
+nothing), with its classes and nothing else.
 """
 
 import nh3
 from markdown_it import MarkdownIt
+from mdit_py_plugins.tasklists import tasklists_plugin
 
-_renderer = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_renderer = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).use(tasklists_plugin)
 
 TAGS = {
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "del", "code", "pre", "blockquote",
-    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td",
+    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "input",
 }
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "ol": {"start"}, "code": {"class"}}
+# Attribute values allowed only as listed, and those set whatever the source says.
+ATTRIBUTE_VALUES = {"input": {"checked": {"checked"}}}
+FORCED_VALUES = {"input": {"type": "checkbox", "disabled": "disabled"}}
+CLASSES = {"ul": {"contains-task-list"}, "ol": {"contains-task-list"}, "li": {"task-list-item"},
+           "input": {"task-list-item-checkbox"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
 def sanitize(html: str) -> str:
-    return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel="noopener noreferrer")
+    return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, tag_attribute_values=ATTRIBUTE_VALUES,
+                     set_tag_attribute_values=FORCED_VALUES, allowed_classes=CLASSES, url_schemes=URL_SCHEMES,
+                     link_rel="noopener noreferrer")
 
 
 def render_markdown(source: str) -> str:
