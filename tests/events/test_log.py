@@ -8,8 +8,8 @@ from django.db import transaction
 
 from attachments.uploads import Upload
 from docs_area import services as docs
-from projects import services as projects
 from events.models import ProjectEvent
+from projects import services as projects
 from tests.factories import (
     ArticleFactory,
     AttachmentFactory,
