@@ -15,7 +15,7 @@ const MAX_RETRY_DELAY_MS = 30000;
 // The role ladder of the API's role table (decisions.md, "Roles"); the API enforces it, the page only
 // leaves out the controls a role cannot use.
 const RANK = { viewer: 1, contributor: 2, editor: 3, developer: 3, manager: 4 };
-const NEEDED = { sort: RANK.contributor, edit: RANK.editor };
+const NEEDED = { sort: RANK.contributor, edit: RANK.editor, manage: RANK.manager };
 
 const board = document.querySelector("[data-board]");
 const columns = new Map(
