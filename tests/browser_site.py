@@ -245,3 +245,12 @@ def browsers_checked():
     for browser in browsers:
         browser.quit()
     assert {index: found for index, found in problems.items() if found} == {}, "the console reported problems"
+
+
+def visit_board(browser, site: Site, project: Project, query: str = "") -> WebDriverWait:
+    """The board page, in a browser already signed in (browser_for), open and drawn as the server has it."""
+    browser.get(f"{site.url}{project.page}{query}")
+    wait = WebDriverWait(browser, WAIT_SECONDS, poll_frequency=0.05)
+    wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "[data-board][data-synced]")))
+    browser.execute_script("window.sameDocument = true")  # gone if the page reloads
+    return wait

@@ -19,6 +19,7 @@ from tests.browser_site import (  # noqa: F401  (the board page's tests import t
     sign_in,
     still_same_document,
     toast_text,
+    visit_board,
 )
 
 
