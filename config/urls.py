@@ -41,6 +41,7 @@ urlpatterns = [
     path("admin/logout/", closing_session_sockets(admin.site.logout)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
+    path("", include("projects.page_urls")),
     path("", include("docs_area.page_urls")),
     path("", include("accounts.urls")),
 ]

@@ -220,7 +220,8 @@ def serving_site(tmp_path_factory):
         pytest.skip("needs chromium and chromedriver")
     database = tmp_path_factory.mktemp("board-site") / "site.sqlite3"
     env = {"DATABASE_URL": f"sqlite:///{database}", "DJANGO_DEBUG": "1", "REDIS_URL": "",
-           "MEDIA_ROOT": str(database.parent / "media")}
+           "MEDIA_ROOT": str(database.parent / "media"),
+           "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}  # the receivers of tests/pages listen there
     with DaphneServer(env) as server:
         site = Site(server)
         server.manage("migrate", "--no-input")
