@@ -89,6 +89,7 @@ def test_the_keyboard_shortcuts(site, project, browser_for):
     assert dialog.find_element(By.CSS_SELECTOR, "[data-move-ref]").text == f"{project.prefix}-2"
     keys(browser, Keys.ESCAPE)
     wait.until(lambda _: not dialog.is_displayed())
+    wait.until(lambda _: browser.switch_to.active_element.get_attribute("data-action") == "move")  # back on the card
 
     keys(browser, "c")  # adds to the focused card's column
     active = browser.switch_to.active_element
