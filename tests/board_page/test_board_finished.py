@@ -48,18 +48,18 @@ def test_a_drop_on_the_lower_half_of_a_card_of_another_column_lands_below_it(sit
     assert shown_order(browser)["todo"] == [c, a, d] and shown_order(browser)["backlog"] == [b]
 
 
-def test_the_panel_opens_below_the_header(site, project, browser_for):
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_panel_opens_below_the_header(site, project, browser_for, width):
     ticket = site.add_ticket(project, "Alpha")
-    for width in (1400, 390):
-        browser = browser_for("bob", width=width)
-        wait = visit_board(browser, site, project)
-        card(browser, ticket["id"]).find_element(By.CSS_SELECTOR, ".card-open").click()
-        panel = browser.find_element(By.CSS_SELECTOR, "[data-panel=ticket]")
-        wait.until(lambda _: panel.is_displayed())
-        header = browser.find_element(By.CSS_SELECTOR, "[data-topbar]")
-        wait.until(lambda _: panel.rect["y"] >= header.rect["y"] + header.rect["height"])
-        assert panel.find_element(By.CSS_SELECTOR, "[data-panel-action=close]").is_displayed()
-        shoot(browser, f"board-panel-below-header-{width}")
+    browser = browser_for("bob", width=width)
+    wait = visit_board(browser, site, project)
+    card(browser, ticket["id"]).find_element(By.CSS_SELECTOR, ".card-open").click()
+    panel = browser.find_element(By.CSS_SELECTOR, "[data-panel=ticket]")
+    wait.until(lambda _: panel.is_displayed())
+    header = browser.find_element(By.CSS_SELECTOR, "[data-topbar]")
+    wait.until(lambda _: panel.rect["y"] >= header.rect["y"] + header.rect["height"])
+    assert panel.find_element(By.CSS_SELECTOR, "[data-panel-action=close]").is_displayed()
+    shoot(browser, f"board-panel-below-header-{width}")
 
 
 def test_the_keyboard_shortcuts(site, project, browser_for):
