@@ -6,7 +6,8 @@ Raw HTML in the Markdown is escaped by the renderer (`html: False`) and markdown
 tags and attributes (no `on*`, no `style`), link and image URLs limited to http(s), mailto or
 relative, and links that cannot reach back into this page (`rel=noopener noreferrer`).
 
-GFM task lists (`- [ ]`, `- [x]`) become checkboxes through mdit-py-plugins' tasklists plugin. The one input
+GFM task lists (`- [ ]`, `- [x]`) become checkboxes through mdit-py-plugins' tasklists plugin, each in a label
+with its item's text (so that it has a name for assistive technology). The one input
 the sanitizer lets through is what that plugin writes: a checkbox (no other type), always disabled (a rendered
 page edits nothing), with its classes and nothing else.
 """
@@ -15,11 +16,11 @@ import nh3
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-_renderer = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).use(tasklists_plugin)
+_renderer = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).use(tasklists_plugin, label=True)
 
 TAGS = {
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "del", "code", "pre", "blockquote",
-    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "input",
+    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "input", "label",
 }
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "ol": {"start"}, "code": {"class"}}
 # Attribute values allowed only as listed, and the one set whatever the source says (one only: nh3 writes the

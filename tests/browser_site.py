@@ -6,6 +6,7 @@ Every browser is checked when its test ends: nothing in its console at level SEV
 uncaught error, a Content-Security-Policy refusal) and no CSP report of any level.
 """
 
+import base64
 import json
 import os
 import subprocess
@@ -255,3 +256,16 @@ def visit_board(browser, site: Site, project: Project, query: str = "") -> WebDr
     wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "[data-board][data-synced]")))
     browser.execute_script("window.sameDocument = true")  # gone if the page reloads
     return wait
+
+
+def shoot_whole(browser, name: str) -> None:
+    """A screenshot of the whole page, beyond the window (BOARD_SCREENSHOTS, when set)."""
+    folder = os.environ.get("BOARD_SCREENSHOTS")
+    if not folder:
+        return
+    size = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 6000), "scale": 1}})
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))

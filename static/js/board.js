@@ -149,9 +149,15 @@ function initials(name) {
   return name.split(/\s+/).filter(Boolean).slice(0, 2).map((word) => word[0].toUpperCase()).join("");
 }
 
+// Whether dark text reads better than white on this colour (WCAG's contrast ratio of each, by relative luminance).
 function isLight(hex) {
-  const [r, g, b] = [1, 3, 5].map((start) => parseInt(hex.slice(start, start + 2), 16));
-  return 0.299 * r + 0.587 * g + 0.114 * b > 160;
+  const channel = (start) => {
+    const value = parseInt(hex.slice(start, start + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  const DARK_TEXT = 0.0165; // #1f2328
+  return (luminance + 0.05) / (DARK_TEXT + 0.05) > 1.05 / (luminance + 0.05);
 }
 
 // The count of each column is of the cards shown (a filter hides the others).

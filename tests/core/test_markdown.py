@@ -33,10 +33,10 @@ def elements(html: str) -> list:
 
 def test_task_lists_render_as_disabled_checkboxes():
     html = render_markdown("- [ ] wash\n- [x] dry\n- plain\n\n1. [X] first\n")
-    item = ("li", {"class": "task-list-item"})
+    item, label = ("li", {"class": "task-list-item"}), ("label", {})  # the label names the box: its item's text
     assert elements(html) == [
-        ("ul", {"class": "contains-task-list"}), item, CHECKBOX, "wash", item, CHECKED, "dry", ("li", {}), "plain",
-        ("ol", {"class": "contains-task-list"}), item, CHECKED, "first"]
+        ("ul", {"class": "contains-task-list"}), item, label, CHECKBOX, "wash", item, label, CHECKED, "dry",
+        ("li", {}), "plain", ("ol", {"class": "contains-task-list"}), item, label, CHECKED, "first"]
 
 
 def test_brackets_elsewhere_stay_text():
