@@ -144,6 +144,8 @@ def test_members_roles_and_removal(site, project, browser_for):
     by_name = {row.find_element(By.CSS_SELECTOR, "[data-field=name]").text: row
                for row in members.find_elements(By.CSS_SELECTOR, "[data-member-id]")}
     assert set(by_name) == {"Ada Lovelace (you)", "Bob Marley", "Cy Twombly", "Vic Viewer"}
+    assert [name for name, row in by_name.items()
+            if row.find_element(By.CSS_SELECTOR, "[data-field=owner]").is_displayed()] == ["Ada Lovelace (you)"]
     owner = by_name["Ada Lovelace (you)"]
     assert not owner.find_element(By.CSS_SELECTOR, "[data-field=role]").is_enabled()
     assert owner.find_elements(By.CSS_SELECTOR, "[data-action=remove]") == []
