@@ -5,9 +5,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.conftest import GroupListener
 from tests.factories import UserFactory
+from tickets.broadcast import board_group
 from transfers import runner
 from transfers.models import Job, JobStatus
-from tickets.broadcast import board_group
 
 SAMPLES = Path(__file__).parent / "samples"
 IMPORTS = "/api/v1/imports"
