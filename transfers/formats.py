@@ -2,7 +2,6 @@
 plainly something else is refused at once (422); everything past its first bytes is the job's to judge."""
 
 import csv
-import io
 
 from core.errors import RuleViolation
 
@@ -39,14 +38,10 @@ def _looks_like(source: str, head: bytes) -> bool:
 
 
 def _has_summary_header(head: bytes) -> bool:
+    """The first line reads as a CSV row with a Summary cell (the rows after it are the job's to judge)."""
     try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError as error:  # the head may end inside a character
-        if error.start < len(head) - 4:
-            return False
-        text = head[:error.start].decode("utf-8")
-    try:
-        header = next(csv.reader(io.StringIO(text)), [])
-    except csv.Error:
+        first_line = head.split(b"\n", 1)[0].decode("utf-8")
+        header = next(csv.reader([first_line]), [])
+    except (UnicodeDecodeError, csv.Error):
         return False
     return "Summary" in [cell.strip() for cell in header]

@@ -51,7 +51,7 @@ def read(path: Path, writer: Writer, progress: Progress) -> None:
     passes = Passes(path, progress, 1)
     with passes.next() as stream:
         text = io.TextIOWrapper(io.BufferedReader(stream), encoding="utf-8-sig", newline="")
-        reader = csv.reader(text)
+        reader = csv.reader(text, strict=True)
         try:
             header = next(reader, None)
             if header is None or "Summary" not in header:
@@ -64,8 +64,8 @@ def read(path: Path, writer: Writer, progress: Progress) -> None:
                     _issue(Row(cells, columns), f"row {row_number}", writer)
         except csv.Error as error:
             raise TransferFailed(f"row {reader.line_num}: {error}") from None
-        except UnicodeDecodeError:
-            raise TransferFailed(f"row {reader.line_num + 1}: not UTF-8 text") from None
+        except UnicodeDecodeError as error:  # decoded ahead of the rows, a chunk at a time: no row to name
+            raise TransferFailed(f"file: not UTF-8 text ({error.reason})") from None
 
 
 def _issue(row: Row, where: str, writer: Writer) -> None:
