@@ -104,7 +104,9 @@ class JobViewSet(ApiViewSet):
     @extend_schema(
         description="The zip of a succeeded export, streamed: `project.json`, `attachments/…` and `tickets.csv`. "
                     "409 while the export runs, when it failed, for an import, or once its zip expired.",
-        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="The export"),
+        # application/octet-stream first, as for every download: what client generators read as "the bytes".
+        responses={**{(200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description="The export")
+                      for media_type in ("application/octet-stream", "application/zip")},
                    **error_responses(401, 404),
                    409: OpenApiResponse(ErrorOutput, description="Not a succeeded export (or its zip expired)")})
     def download(self, request, job_id):
