@@ -65,7 +65,7 @@ def run_export(job: Job, *, attempt: int, progress: Progress) -> None:
 def consistent_reads():
     """One snapshot for every read on PostgreSQL; on SQLite a transaction would take the write lock (IMMEDIATE)
     for the whole export, so its reads go as they are."""
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or connection.in_atomic_block:  # a transaction of the caller's: its own
         yield
         return
     with transaction.atomic():

@@ -13,6 +13,7 @@ import pytest
 
 from tests.polling import eventually
 from tests.realtime.servers import ROOT, DaphneServer
+from tests.security.procfile import ProcfileServer
 
 VOLATILE = {"id", "comment_id", "path", "folder_id", "parent_id", "exported_at", "created_at", "updated_at"}
 
@@ -51,7 +52,7 @@ def without_ids(value):
 
 def manifest(content: bytes) -> dict:
     data = json.loads(zipfile.ZipFile(io.BytesIO(content)).read("project.json"))
-    data["project"] = {key: data["project"][key] for key in ("prefix", "description", "estimation_mode")}
+    data["project"] = {key: data["project"][key] for key in ("description", "estimation_mode", "docs_enabled")}
     return without_ids(data)
 
 
@@ -84,11 +85,18 @@ def test_the_round_trip_on_the_web_process_alone(make_run):
 
 
 def test_an_upload_over_the_limit_is_refused_before_it_is_read(make_run):
+    """By the Procfile's server (daphne, make run's, reads a whole body before the application sees it)."""
     token = make_run.manage("issuetoken", "ada")
-    head = (f"POST /api/v1/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 50000000\r\n\r\n").encode()
-    with socket.create_connection(("127.0.0.1", make_run.port), timeout=10) as connection:
-        connection.sendall(head)  # and not a byte of the body
-        answer = connection.recv(65536)
+    with ProcfileServer({key: make_run.env[key] for key in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL",
+                                                              "MEDIA_ROOT", "IMPORT_MAX_BYTES")}) as server:
+        answer = _announce_a_body_and_send_none(server, token)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert b"request body too large" in answer
+
+
+def _announce_a_body_and_send_none(server, token: str) -> bytes:
+    head = (f"POST /api/v1/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 50000000\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+        connection.sendall(head)  # and not a byte of the body
+        return connection.recv(65536)
