@@ -36,6 +36,8 @@ class Event(StrEnum):
     STATUS_UPDATED = "status.updated"
     STATUS_DELETED = "status.deleted"
     STATUSES_SORTED = "statuses.sorted"
+    # The end of an import (transfers): one frame for all it wrote, which sent none of its own.
+    PROJECT_IMPORTED = "project.imported"
     # Not an event of the log: the board socket's answer to a viewer it cannot bring up to date.
     RESYNC_REQUIRED = "resync_required"
     NOTIFICATION_CREATED = "notification.created"
@@ -71,3 +73,4 @@ class Action(StrEnum):
     TIME_ADDED = "time_added"
     TIME_EDITED = "time_edited"
     TIME_DELETED = "time_deleted"
+    IMPORTED = "imported"  # written (or found again and updated) by an import, with its source and id there

@@ -45,6 +45,7 @@ AREAS = [
     (r"/events\b", "events"),
     (r"/webhooks\b", "webhooks"),
     (r"/markdown$", "markdown"),
+    (r"/imports$|/exports$|/jobs/", "transfers"),
     (r"/tickets|/archived-tickets", "tickets"),
     (r"", "projects"),
 ]
