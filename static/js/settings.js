@@ -355,6 +355,75 @@
     showSecret(answer.webhook.url, answer.secret);
   });
 
+  // ---- import and export --------------------------------------------------------------------------------------
+
+  // A job started here is followed until it ends: its progress feeds the bar, its end says what it did.
+  const transfer = section("import-export").querySelector("[data-transfer]");
+  const JOB_POLL_MS = 400;
+  let following = null;
+
+  function drawJob(job) {
+    const { done, total } = job.progress;
+    const bar = transfer.querySelector("[data-progress]");
+    bar.max = Math.max(total, 1);
+    bar.value = job.status === "succeeded" ? bar.max : Math.min(done, bar.max);
+    bar.setAttribute("aria-valuetext", total ? `${done} of ${total}` : job.status);
+    transfer.querySelector("[data-transfer-what]").textContent = job.kind === "export" ? "Export" : "Import";
+    transfer.querySelector("[data-transfer-status]").textContent = job.status;
+    transfer.querySelector("[data-transfer-detail]").textContent = job.error ?? summary(job);
+    const download = transfer.querySelector("[data-transfer-download]");
+    download.hidden = !job.download_url;
+    if (job.download_url) download.querySelector("a").href = job.download_url;
+    transfer.hidden = false;
+  }
+
+  function summary(job) {
+    if (job.status !== "succeeded") return job.progress.total ? `${job.progress.done} of ${job.progress.total}` : "";
+    if (job.kind === "export") return "Ready.";
+    const { created, updated, skipped_count: skipped, users } = job.report;
+    const made = Object.entries(created).filter(([, count]) => count).map(([what, count]) => `${count} ${what}`);
+    return [`Created ${made.join(", ") || "nothing"}`, `updated ${updated.tickets} tickets`,
+            `skipped ${skipped}`, users.unmatched.length ? `people not found: ${users.unmatched.join(", ")}` : ""]
+      .filter(Boolean).join("; ") + ".";
+  }
+
+  async function follow(job) {
+    following = job.id;
+    drawJob(job);
+    while (following === job.id && ["queued", "running"].includes(job.status)) {
+      await new Promise((resolve) => setTimeout(resolve, JOB_POLL_MS));
+      try {
+        job = (await api.get(`/api/v1/jobs/${job.id}`)).job;
+      } catch (error) {
+        return say("import-export", api.explain(error), true);
+      }
+      if (following === job.id) drawJob(job);
+    }
+    if (following !== job.id) return;
+    say("import-export", job.status === "succeeded" ? `The ${job.kind} is done.` : `The ${job.kind} failed.`,
+        job.status !== "succeeded");
+    if (job.kind === "import" && job.status === "succeeded") await Promise.all([loadStatuses(), loadTags(), loadMembers()]);
+  }
+
+  formOf("export").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await change("import-export", () => api.post(`${base}/exports`), "Export started.");
+    if (answer) follow(answer.job);
+  });
+
+  formOf("import").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const data = new FormData();
+    data.append("file", form.elements.file.files[0]);
+    data.append("source", form.elements.source.value);
+    data.append("project_id", String(projectId));
+    const answer = await change("import-export", () => api.post("/api/v1/imports", data), "Import started.");
+    if (!answer) return;
+    form.reset();
+    follow(answer.job);
+  });
+
   // ---- start --------------------------------------------------------------------------------------------
 
   document.addEventListener("DOMContentLoaded", async () => {

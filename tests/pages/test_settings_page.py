@@ -10,7 +10,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.browser_site import PHONE_WIDTH, WAIT_SECONDS, expect_refusal, shoot
+from tests.browser_site import PHONE_WIDTH, WAIT_SECONDS, expect_refusal, shoot, shoot_whole
+from tests.transfers.conftest import SAMPLES
 from tests.webhooks.receivers import Receiver
 
 pytestmark = pytest.mark.browser
@@ -248,3 +249,40 @@ def test_the_page_fits_a_phone(site, project, browser_for):
     open_settings(browser, site, project)
     assert browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth") == 0
     shoot(browser, "settings-4-phone")
+
+
+def test_an_export_and_an_import_with_their_progress_and_the_download(site, project, browser_for):
+    site.add_ticket(project, "Keep me")
+    browser = browser_for("ada")
+    wait = open_settings(browser, site, project)
+    transfers = section(browser, "import-export")
+    bar = transfers.find_element(By.CSS_SELECTOR, "[data-progress]")
+
+    transfers.find_element(By.CSS_SELECTOR, "[data-form=export] button").click()
+    wait.until(lambda _: transfers.find_element(By.CSS_SELECTOR, "[data-transfer-status]").text == "succeeded")
+    assert transfers.find_element(By.CSS_SELECTOR, "[data-transfer-detail]").text == "Ready."
+    assert bar.get_attribute("value") == bar.get_attribute("max")
+    link = transfers.find_element(By.CSS_SELECTOR, "[data-download-link]")
+    assert link.is_displayed()
+    status, kind, head = browser.execute_script("""
+        const response = await fetch(arguments[0]);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        return [response.status, response.headers.get("Content-Type"), String.fromCharCode(bytes[0], bytes[1])];
+    """, link.get_attribute("href"))
+    assert (status, kind, head) == (200, "application/zip", "PK")
+    job_id = link.get_attribute("href").rstrip("/").split("/")[-2]
+    assert site.ok("ada", "GET", f"/api/v1/jobs/{job_id}")["job"]["status"] == "succeeded"
+
+    Select(transfers.find_element(By.NAME, "source")).select_by_value("trello")
+    transfers.find_element(By.NAME, "file").send_keys(str(SAMPLES / "trello-board.json"))
+    transfers.find_element(By.CSS_SELECTOR, "[data-form=import] button").click()
+    wait.until(lambda _: transfers.find_element(By.CSS_SELECTOR, "[data-transfer-what]").text == "Import")
+    wait.until(lambda _: transfers.find_element(By.CSS_SELECTOR, "[data-transfer-status]").text == "succeeded")
+    assert transfers.find_element(By.CSS_SELECTOR, "[data-transfer-detail]").text.startswith("Created ")
+    assert bar.get_attribute("value") == bar.get_attribute("max")
+    titles = [t["title"] for t in site.ok("ada", "GET", f"/api/v1/projects/{project.id}/tickets")["tickets"]]
+    assert "Keep me" in titles and len(titles) > 1
+    # The columns the import added show on the page, read again.
+    wait.until(lambda _: len(section(browser, "statuses").find_elements(By.CSS_SELECTOR, "[data-status-slug]"))
+               == len(statuses(site, project)))
+    shoot_whole(browser, "settings-5-import-export")
