@@ -237,7 +237,11 @@ const APPLY = {
   "column.sorted": sortColumn,
 };
 
+// The columns themselves (the page's own markup) changed in the project's settings.
+const COLUMN_EVENTS = new Set(["status.created", "status.updated", "status.deleted", "statuses.sorted"]);
+
 function receive(frame) {
+  if (COLUMN_EVENTS.has(frame.event)) notify("This board's columns were changed: reload the page to see them.");
   if (frame.event === "resync_required") {
     reloadBoard();
   } else if (queued) {

@@ -381,7 +381,7 @@
     if (job.status !== "succeeded") return job.progress.total ? `${job.progress.done} of ${job.progress.total}` : "";
     if (job.kind === "export") return "Ready.";
     const { created, updated, skipped_count: skipped, users } = job.report;
-    const made = Object.entries(created).filter(([, count]) => count).map(([what, count]) => `${count} ${what}`);
+    const made = Object.entries(created).filter(([, count]) => count).map(([what, count]) => `${count} ${what.replaceAll("_", " ")}`);
     return [`Created ${made.join(", ") || "nothing"}`, `updated ${updated.tickets} tickets`,
             `skipped ${skipped}`, users.unmatched.length ? `people not found: ${users.unmatched.join(", ")}` : ""]
       .filter(Boolean).join("; ") + ".";

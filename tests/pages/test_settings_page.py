@@ -286,3 +286,14 @@ def test_an_export_and_an_import_with_their_progress_and_the_download(site, proj
     wait.until(lambda _: len(section(browser, "statuses").find_elements(By.CSS_SELECTOR, "[data-status-slug]"))
                == len(statuses(site, project)))
     shoot_whole(browser, "settings-5-import-export")
+
+
+def test_an_open_board_says_when_its_columns_change(site, project, browser_for):
+    board = browser_for("bob")
+    board.get(f"{site.url}{project.page}")
+    WebDriverWait(board, WAIT_SECONDS).until(lambda _: board.find_elements(By.CSS_SELECTOR, "[data-synced]"))
+    WebDriverWait(board, WAIT_SECONDS).until(
+        lambda _: board.find_element(By.CSS_SELECTOR, "[data-live-status]").get_attribute("data-live-status") == "live")
+    site.ok("ada", "POST", f"/api/v1/projects/{project.id}/statuses", {"label": "QA"})
+    WebDriverWait(board, WAIT_SECONDS).until(
+        lambda _: "columns were changed" in board.find_element(By.CSS_SELECTOR, "[data-toast]").text)
