@@ -8,7 +8,7 @@ from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Event
-from core.rows import UNCHANGED, locked
+from core.rows import UNCHANGED, changed
 from events.publish import announce
 
 from .models import EstimationMode, Membership, Project, Status, StatusCategory
@@ -94,12 +94,9 @@ def update_project(*, project: Project, name=UNCHANGED, prefix=UNCHANGED, descri
     changes = {field: value for field, value in [
         ("name", name), ("prefix", prefix if prefix is UNCHANGED else prefix.upper()), ("description", description),
         ("docs_enabled", docs_enabled), ("estimation_mode", estimation_mode)] if value is not UNCHANGED}
-    current = locked(Project.objects.all(), project.pk, "project not found")
-    for field, value in changes.items():
+    changed(Project.objects.all(), project.pk, "project not found", changes)
+    for field, value in changes.items():  # the caller's copy (a membership's project) shows them too
         setattr(project, field, value)
-        setattr(current, field, value)
-    if changes:
-        current.save(update_fields=list(changes))
     return project
 
 
@@ -126,7 +123,7 @@ def create_status(*, project: Project, label: str, actor: User, slug: str = "", 
         raise RuleViolation("slug: the project has a status with this slug", field="slug")
     last = Status.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
     status = Status.objects.create(
-        project=project, slug=slug or _free_slug(project, label), label=label, color=color.lower(),
+        project=project, slug=slug or _free_slug(project, label), label=label, color=color,
         category=category, hidden=hidden, sort_order=0 if last is None else last + 1)
     _announce_status(Event.STATUS_CREATED, status, actor)
     return status
@@ -135,12 +132,7 @@ def create_status(*, project: Project, label: str, actor: User, slug: str = "", 
 @transaction.atomic
 def update_status(*, status: Status, actor: User, **changes) -> Status:
     """Label, color, category, hidden: those given."""
-    if "color" in changes:
-        changes["color"] = changes["color"].lower()
-    current = locked(Status.objects.all(), status.pk, "status not found")
-    for field, value in changes.items():
-        setattr(current, field, value)
-    current.save(update_fields=list(changes))
+    current = changed(Status.objects.all(), status.pk, "status not found", changes)
     _announce_status(Event.STATUS_UPDATED, current, actor)
     return current
 

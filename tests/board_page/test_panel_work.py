@@ -6,20 +6,10 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from .conftest import card, expect_refusal, shoot, visit_board
+from .conftest import expect_refusal, shoot, visit_board
+from .test_panel import open_panel
 
 pytestmark = pytest.mark.browser
-
-
-def panel_of(browser):
-    return browser.find_element(By.CSS_SELECTOR, "[data-panel=ticket]")
-
-
-def open_panel(browser, wait, ticket_id: int):
-    card(browser, ticket_id).find_element(By.CSS_SELECTOR, ".card-open").click()
-    panel = panel_of(browser)
-    wait.until(lambda _: panel.find_elements(By.CSS_SELECTOR, "[data-panel-list=comments] li"))  # detail drawn
-    return panel
 
 
 def shown(panel, css: str) -> bool:

@@ -3,10 +3,9 @@ close at once); the project's owner stays a manager."""
 
 import pytest
 
-from accounts.consumers import CLOSE, member_group
+from accounts.consumers import CLOSE
 from projects.models import Membership
 from projects.roles import Role
-from tests.conftest import GroupListener
 
 ROLE_LADDER = [(Role.VIEWER, 403), (Role.CONTRIBUTOR, 403), (Role.EDITOR, 403), (Role.DEVELOPER, 403),
                (Role.MANAGER, None)]
@@ -20,25 +19,11 @@ def roles(project) -> dict[int, str]:
     return dict(Membership.objects.filter(project=project).values_list("user_id", "role"))
 
 
-@pytest.fixture
-def sockets_of(project):
-    """The close messages sent to a user's member group of the project (what closes their boards of it)."""
-    listeners = []
-
-    def listen(user) -> GroupListener:
-        listeners.append(GroupListener(member_group(project.pk, user.pk)))
-        return listeners[-1]
-
-    yield listen
-    for listener in listeners:
-        listener.close()
-
-
 class TestRole:
     @pytest.mark.parametrize("role", ["viewer", "contributor", "editor", "developer", "manager"])
-    def test_a_manager_gives_a_member_a_role(self, client_for, project, manager, editor, role, sockets_of,
+    def test_a_manager_gives_a_member_a_role(self, client_for, project, manager, editor, role, removal_of,
                                              django_capture_on_commit_callbacks):
-        sockets = sockets_of(editor)
+        sockets = removal_of(editor)
         with django_capture_on_commit_callbacks(execute=True):
             response = client_for(manager).post(member_url(project, editor, "update"), {"role": role})
         assert (response.status_code, response.json()) == (200, {"member": {
@@ -81,8 +66,8 @@ class TestRole:
 
 class TestRemove:
     def test_a_manager_removes_a_member_whose_boards_close(self, client_for, project, manager, editor, viewer,
-                                                           sockets_of, django_capture_on_commit_callbacks):
-        removed, kept = sockets_of(editor), sockets_of(viewer)
+                                                           removal_of, django_capture_on_commit_callbacks):
+        removed, kept = removal_of(editor), removal_of(viewer)
         with django_capture_on_commit_callbacks(execute=True):
             response = client_for(manager).post(member_url(project, editor, "delete"))
         assert (response.status_code, response.json()) == (200, {"ok": True})

@@ -6,7 +6,7 @@ from django.db.models import Max
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
-from core.rows import locked
+from core.rows import changed
 from projects.models import Project, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, Ticket
@@ -32,12 +32,7 @@ def update_tag(*, tag: Tag, actor: User, **changes) -> Tag:
     """A new name or colour (those given); the cards of the board that carry the tag show it at once."""
     if "name" in changes:
         _refuse_taken_name(tag.project, changes["name"], tag)
-    if "color" in changes:
-        changes["color"] = changes["color"].lower()
-    current = locked(Tag.objects.all(), tag.pk, "tag not found")
-    for field, value in changes.items():
-        setattr(current, field, value)
-    current.save(update_fields=list(changes))
+    current = changed(Tag.objects.all(), tag.pk, "tag not found", changes)
     on_board = list(Ticket.objects.active().filter(tags=current).order_by("pk"))
     broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_UPDATED, tag=current, actor=actor)
