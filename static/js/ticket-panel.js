@@ -259,7 +259,11 @@
                                      textContent: localTime(comment.created_at) });
       const head = element("div", { className: "comment-head" },
                            element("strong", { textContent: comment.user_name }), " ", when);
-      return element("li", {}, head, element("p", { className: "comment-body", textContent: comment.message }));
+      const body = element("div", { className: "comment-body markdown" });
+      // Safe to insert: the server rendered it with raw HTML escaped and sanitized it (core/markdown.py).
+      if (comment.message_html !== undefined) body.innerHTML = comment.message_html;
+      else body.textContent = comment.message;
+      return element("li", {}, head, body);
     }, "No comments yet.");
   }
 

@@ -118,8 +118,9 @@ def test_the_description_previews_and_a_newer_version_is_never_overwritten(site,
                == "Ada's text and mine")
 
 
-def test_task_lists_show_as_checkboxes_in_the_panel(site, project, browser_for):
+def test_task_lists_show_as_checkboxes_in_the_panel_and_comments_are_markdown(site, project, browser_for):
     ticket = site.add_ticket(project, "Land softly", description="- [x] fuel\n- [ ] wings")
+    site.ok("cy", "POST", f"/api/v1/projects/{project.id}/tickets/1/comments", {"comment": "- [ ] **mind** <b>it</b>"})
     browser = browser_for("bob")
     wait = visit_board(browser, site, project)
     panel = open_panel(browser, wait, ticket["id"])
@@ -127,6 +128,9 @@ def test_task_lists_show_as_checkboxes_in_the_panel(site, project, browser_for):
         By.CSS_SELECTOR, "[data-panel-field=description] input[type=checkbox]")) == 2)
     boxes = panel.find_elements(By.CSS_SELECTOR, "[data-panel-field=description] input[type=checkbox]")
     assert [(box.is_selected(), box.is_enabled()) for box in boxes] == [(True, False), (False, False)]
+    comment = panel.find_element(By.CSS_SELECTOR, "[data-panel-list=comments] .comment-body")
+    wait.until(lambda _: comment.find_elements(By.CSS_SELECTOR, "input[type=checkbox][disabled] + strong"))
+    assert comment.text == "mind <b>it</b>"  # raw HTML stays text
 
 
 def test_a_viewer_sees_no_work_controls_but_adds_time(site, project, browser_for):
