@@ -146,10 +146,10 @@ def delete_status(*, status: Status, actor: User) -> None:
     first = remaining.first()
     if first is None:
         raise RuleViolation("status: a project keeps at least one status", field="status")
-    in_use = status.tickets.filter(deleted_at__isnull=True)
-    if in_use.exists():
-        raise RuleViolation(f"status: {in_use.count()} tickets are in this column (archived ones included): "
-                            "move or delete them first", field="status")
+    in_use = status.tickets.filter(deleted_at__isnull=True).count()
+    if in_use:
+        raise RuleViolation(f"status: the column still holds {in_use} ticket{'' if in_use == 1 else 's'} (archived "
+                            "ones count): move or delete them first", field="status")
     status.tickets.update(status=first)
     _announce_status(Event.STATUS_DELETED, status, actor)  # before: delete() drops its id
     status.delete()

@@ -111,7 +111,7 @@ def test_statuses_added_changed_reordered_and_deleted(site, project, browser_for
     expect_refusal(browser, f"/api/v1/projects/{project.id}/statuses/backlog/delete", 422)
     row("backlog").find_element(By.CSS_SELECTOR, "[data-action=delete]").click()
     confirm(browser, wait)
-    wait.until(lambda _: "1 tickets are in this column" in status_line(browser, "statuses"))
+    wait.until(lambda _: "the column still holds 1 ticket" in status_line(browser, "statuses"))
     assert "backlog" in [s[0] for s in statuses(site, project)]
 
     # The board shows the columns as they now are: in order, the hidden one left out.

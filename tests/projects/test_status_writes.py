@@ -148,7 +148,7 @@ class TestDelete:
                       archived_at=timezone.now() if archived else None)
         response = client_for(manager).post(statuses_url(project, "/review/delete"))
         assert (response.status_code, response.json()["error"]) == (
-            422, "status: 1 tickets are in this column (archived ones included): move or delete them first")
+            422, "status: the column still holds 1 ticket (archived ones count): move or delete them first")
         assert slugs(project) == DEFAULT
 
     def test_the_last_column_stays(self, client_for, project, manager):
