@@ -128,7 +128,7 @@ def test_tags_added_renamed_recoloured_and_deleted(site, project, browser_for):
     tags = section(browser, "tags")
     tags.find_element(By.CSS_SELECTOR, "[data-form=add-tag] [name=name]").send_keys("flight", Keys.ENTER)
     wait.until(lambda _: [t["name"] for t in site.ok("ada", "GET", tags_url)["tags"]] == ["flight"])
-    row = tags.find_element(By.CSS_SELECTOR, "[data-tag-id]")
+    row = wait.until(lambda _: tags.find_element(By.CSS_SELECTOR, "[data-tag-id]"))
     retype(row.find_element(By.CSS_SELECTOR, "[data-field=name]"), "Flight ops")
     set_value(browser, row.find_element(By.CSS_SELECTOR, "[data-field=color]"), "#22a06b")
     wait.until(lambda _: [(t["name"], t["color"]) for t in site.ok("ada", "GET", tags_url)["tags"]]
