@@ -25,7 +25,7 @@ from core.time import timestamp
 from projects import selectors as project_selectors
 from projects.permissions import OwnerOr
 from projects.roles import Role
-from projects.serializers import CreateTagInput, MemberOutput, TagOutput
+from projects.serializers import CreateTagInput, MemberOutput, TagOutput, UpdateTagInput
 from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
@@ -410,7 +410,7 @@ class BlockerViewSet(TicketIdScopedViewSet):
 class TagViewSet(ProjectScopedViewSet):
     """A project's tags, for its tickets."""
 
-    required_roles = {"list": Role.VIEWER, "create": Role.MANAGER, "destroy": Role.MANAGER}
+    required_roles = {"list": Role.VIEWER, "create": Role.MANAGER, "update": Role.MANAGER, "destroy": Role.MANAGER}
 
     def find_object(self):
         if "tag_id" not in self.kwargs:
@@ -429,6 +429,16 @@ class TagViewSet(ProjectScopedViewSet):
         data = validated(CreateTagInput, request.data)
         tag = services.create_tag(project=self.project, actor=request.user, **data)
         return Response({"tag": TagOutput(tag).data}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(description="Send only what changes; another tag of the project with the name (whatever its "
+                               "case): 422. The board's cards that carry it show it at once.",
+                   request=UpdateTagInput,
+                   responses={200: envelope("TagUpdated", tag=TagOutput()), **error_responses(401, 403, 404, 422)})
+    def update(self, request, project_id, tag_id):
+        """Rename or recolour a tag."""
+        changes = validated(UpdateTagInput, request.data)
+        tag = services.update_tag(tag=self.object, actor=request.user, **changes)
+        return Response({"tag": TagOutput(tag).data})
 
     @extend_schema(request=None, responses={200: envelope("TagDeleted", ok=True), **error_responses(401, 403, 404)})
     def destroy(self, request, project_id, tag_id):

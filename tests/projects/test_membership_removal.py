@@ -8,25 +8,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from accounts.consumers import CLOSE, member_group
+from accounts.consumers import CLOSE
 from projects.models import Membership
 from projects.roles import Role
 from projects.services import remove_member, set_member_role
-from tests.conftest import GroupListener
-
-
-@pytest.fixture
-def removal_of(project):
-    """The close messages sent to a user's member group of the project."""
-    listeners = []
-
-    def listen(user) -> GroupListener:
-        listeners.append(GroupListener(member_group(project.pk, user.pk)))
-        return listeners[-1]
-
-    yield listen
-    for listener in listeners:
-        listener.close()
 
 
 def test_remove_member_deletes_and_sends(project, viewer, removal_of, django_capture_on_commit_callbacks):

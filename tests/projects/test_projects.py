@@ -131,7 +131,7 @@ class TestStatuses:
         statuses = response.json()["statuses"]
         assert [s["slug"] for s in statuses] == ["backlog", "todo", "in_progress", "review", "done"]
         assert statuses[2] == {"slug": "in_progress", "label": "In progress", "color": "#fd7e14",
-                               "icon": "bi-play-circle", "category": "active"}
+                               "icon": "bi-play-circle", "category": "active", "hidden": False}
 
     @pytest.mark.parametrize("role", ROLES)
     def test_every_member_may_read(self, client_for, project, member_with, role):

@@ -1,4 +1,4 @@
-"""A project's tags: created for its tickets, and taken off them when deleted."""
+"""A project's tags: created for its tickets, renamed or recoloured on their cards, taken off them when deleted."""
 
 from django.db import transaction
 from django.db.models import Max
@@ -6,19 +6,37 @@ from django.db.models import Max
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
+from core.rows import changed
 from projects.models import Project, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, Ticket
 
 
+def _refuse_taken_name(project: Project, name: str, tag: Tag | None = None) -> None:
+    """Names are unique in a project, whatever their case (the database's constraint backs this up)."""
+    if Tag.objects.filter(project=project, name__iexact=name).exclude(pk=getattr(tag, "pk", None)).exists():
+        raise RuleViolation("name: a tag with this name already exists", field="name")
+
+
 @transaction.atomic
 def create_tag(*, project: Project, name: str, color: str, actor: User) -> Tag:
-    if Tag.objects.filter(project=project, name__iexact=name).exists():
-        raise RuleViolation("name: a tag with this name already exists", field="name")
+    _refuse_taken_name(project, name)
     last = Tag.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
     tag = Tag.objects.create(project=project, name=name, color=color.lower(), sort_order=0 if last is None else last + 1)
     broadcast.announce_tag(Event.TAG_CREATED, tag=tag, actor=actor)
     return tag
+
+
+@transaction.atomic
+def update_tag(*, tag: Tag, actor: User, **changes) -> Tag:
+    """A new name or colour (those given); the cards of the board that carry the tag show it at once."""
+    if "name" in changes:
+        _refuse_taken_name(tag.project, changes["name"], tag)
+    current = changed(Tag.objects.all(), tag.pk, "tag not found", changes)
+    on_board = list(Ticket.objects.active().filter(tags=current).order_by("pk"))
+    broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
+    broadcast.announce_tag(Event.TAG_UPDATED, tag=current, actor=actor)
+    return current
 
 
 @transaction.atomic
