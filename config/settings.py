@@ -241,8 +241,8 @@ CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
 CORS_URLS_REGEX = r"^/api/"
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "POST"]
-CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match"]
-CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed",
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match", "x-request-id"]
+CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed", "X-Request-ID",
                        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 # Requests per minute (accounts/ratelimit.py): per credential (a token, a session), per user whatever
