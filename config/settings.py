@@ -370,7 +370,8 @@ SPECTACULAR_SETTINGS = {
     # Two fields named `type` (ticket, notification): each enumeration named for what it types.
     "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
                             "NotificationTypeEnum": "notifications.models.NotificationType",
-                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus"},
+                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+                            "ErrorCodeEnum": "core.api.errors.ALL_CODES"},
 }
 
 # GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of

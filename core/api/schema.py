@@ -1,7 +1,7 @@
 """OpenAPI: how drf-spectacular describes this API, and the helpers views use to declare their answers.
 
 Every answer of the API is a JSON object (a list comes in an envelope such as `{"projects": [...]}`),
-every `ts` value a `YYYY-MM-DD HH:MM:SS` string in UTC, and every error `{"error": ...}`: the schema
+every `ts` value a `YYYY-MM-DD HH:MM:SS` string in UTC, and every error `{"error": ..., "code": ...}`: the schema
 class, the field extension and the hook below make the reference say so once, for every view.
 """
 
@@ -13,6 +13,8 @@ from drf_spectacular.plumbing import build_basic_type, is_list_serializer
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
+
+from core.api.errors import ALL_CODES
 
 ERROR_MEANINGS = {
     400: "A request that cannot be read: malformed JSON, a body that is not a JSON object, too many parameters, "
@@ -51,6 +53,8 @@ AREAS = [
 
 class ErrorOutput(serializers.Serializer):
     error = serializers.CharField(help_text="What went wrong, naming the field at fault")
+    code = serializers.ChoiceField(choices=ALL_CODES, help_text="What went wrong, as a stable word for programs "
+                                                                "(docs: Errors)")
     field = serializers.CharField(required=False, help_text="The offending field, on some 422 answers")
 
 

@@ -96,7 +96,7 @@ class TestAnswers:
         client.force_login(manager)
         response = client.get("/api/v1/projects", HTTP_ORIGIN=APP)
 
-        assert (response.status_code, response.json()) == (401, {
+        assert (response.status_code, response.json()) == (401, {"code": "unauthenticated",
             "error": "Authentication credentials were not provided."})
         assert cors_headers(response) == {"access-control-allow-origin": APP,
                                           "access-control-expose-headers": EXPOSED_HEADERS}

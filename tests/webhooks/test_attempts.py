@@ -239,7 +239,7 @@ def test_a_switched_off_webhook_receives_nothing_until_switched_on(client_for, p
         create_ticket(client, project.id, "While off")
     refused = client.post(f"/api/v1/webhooks/{webhook['id']}/ping")
     assert (refused.status_code, refused.json()) == (
-        422, {"error": "the webhook is not active: switch it on first", "field": "active"})
+        422, {"code": "validation_failed", "error": "the webhook is not active: switch it on first", "field": "active"})
     assert (endpoint.received, Delivery.objects.count()) == ([], 0)
 
     client.post(f"/api/v1/webhooks/{webhook['id']}/update", {"active": True}, format="json")

@@ -172,13 +172,13 @@ def test_a_delivery_of_another_webhook_is_not_found(client_for, project, manager
     client = client_for(manager)
     mine, _ = create_webhook(client, project.id, HOOK)
     response = client.post(f"/api/v1/webhooks/{mine['id']}/deliveries/{registered[1].id}/redeliver")
-    assert (response.status_code, response.json()) == (404, {"error": "delivery not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "delivery not found"})
     assert Delivery.objects.count() == 1
 
 
 def test_unknown_webhooks_are_not_found(client_for, manager):
     response = client_for(manager).get("/api/v1/webhooks/999999")
-    assert (response.status_code, response.json()) == (404, {"error": "webhook not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "webhook not found"})
 
 
 # ---- refusals ---------------------------------------------------------------------------------------
@@ -221,7 +221,8 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
 ])
 def test_create_refuses_bad_input(client_for, project, manager, body, field, error):
     response = client_for(manager).post(webhooks_url(project.id), body, format="json")
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": field})
     assert Webhook.objects.count() == 0
     project.refresh_from_db()
     assert project.has_active_webhooks is False
@@ -233,7 +234,7 @@ def test_create_refuses_the_numeric_forms_of_private_addresses(client_for, proje
     settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = []
     response = client_for(manager).post(webhooks_url(project.id), {"url": f"http://{host}/x"}, format="json")
     assert (response.status_code, response.json()) == (
-        422, {"error": f"url's host {host} is not a public address", "field": "url"})
+        422, {"code": "validation_failed", "error": f"url's host {host} is not a public address", "field": "url"})
     assert Webhook.objects.count() == 0
 
 
@@ -256,7 +257,8 @@ def test_a_project_has_at_most_twenty_webhooks(client_for, project, manager):
     for _ in range(20):
         create_webhook(client, project.id, HOOK)
     response = client.post(webhooks_url(project.id), {"url": HOOK}, format="json")
-    assert (response.status_code, response.json()) == (422, {"error": "a project has at most 20 webhooks"})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": "a project has at most 20 webhooks"})
     assert Webhook.objects.count() == 20
 
 
