@@ -15,6 +15,7 @@ class EventFeedViewSet(ProjectScopedViewSet):
     """The project's event log for clients that poll instead of holding the board socket."""
 
     required_roles = {"list": Role.VIEWER}
+    query_parameters = {"list": EventFeedInput}
 
     @extend_schema(parameters=[EventFeedInput], responses={200: EventFeedOutput, **error_responses(401, 404, 422)})
     def list(self, request, project_id):

@@ -56,6 +56,7 @@ class WebhookViewSet(ProjectScopedViewSet):
     not_found_message = "webhook not found"
     required_roles = {action: Role.MANAGER for action in
                       ("retrieve", "update", "destroy", "rotate_secret", "ping", "deliveries", "redeliver")}
+    query_parameters = {"deliveries": DeliveryListInput}
 
     def find_object(self) -> Webhook:
         return selectors.webhook(webhook_id=self.kwargs["webhook_id"])

@@ -26,8 +26,8 @@ ERROR_MEANINGS = {
     413: "The request body is larger than any legal request",
     412: "The resource changed since the ETag sent in `If-Match`: nothing was changed",
     415: "The body is not of a media type this operation accepts",
-    422: "Validation failed; `error` names the offending field (or the `Idempotency-Key` was used with another "
-         "request)",
+    422: "Validation failed; `error` names the offending field or query parameter (or the `Idempotency-Key` was "
+         "used with another request)",
     429: "Too many requests: wait as long as `Retry-After` says",
 }
 TIMESTAMP = {
@@ -177,7 +177,8 @@ RETRY_AFTER = {"schema": {"type": "string"}, "description": "Seconds to wait bef
 
 def add_common_errors(result, generator, request, public):
     """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415;
-    on every POST, the Idempotency-Key header with its 409 and 422 and the header of a replayed answer."""
+    on every GET, 422 for a query parameter it does not take; on every POST, the Idempotency-Key header with its
+    409 and 422 and the header of a replayed answer."""
     error = {"description": "", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}}
     for item in result["paths"].values():
         for method, operation in item.items():
@@ -185,6 +186,8 @@ def add_common_errors(result, generator, request, public):
             codes = [400, 401, 429]
             if "requestBody" in operation:
                 codes += [413, 415]
+            if method == "get":
+                codes.append(422)
             if method == "post":
                 codes += [409, 422]
             for code in codes:
