@@ -25,7 +25,8 @@ class EventFeedViewSet(ProjectScopedViewSet):
         rows = list(selectors.events_after(project_id=self.project.pk, after=query["after"], limit=query["limit"] + 1))
         page = rows[:query["limit"]]
         return Response({
-            "events": [{**row.payload, "created_at": timestamp(row.created_at)} for row in page],
+            "events": [{**selectors.kept_frame(row.payload, row.created_at), "created_at": timestamp(row.created_at)}
+                       for row in page],
             "next_after": page[-1].seq if page else query["after"],
             "has_more": len(rows) > query["limit"],
         })

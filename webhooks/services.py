@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.rows import UNCHANGED, locked
+from core.time import timestamp
 from projects.models import Project
 
 from . import addresses, dispatch, health, keys
@@ -80,8 +81,10 @@ def rotate_secret(*, webhook: Webhook) -> tuple[Webhook, str]:
 def ping_webhook(*, webhook: Webhook) -> Delivery:
     """A `webhook.ping` message, sent now like any delivery."""
     _require_active(webhook)
-    payload = {"event": PING_EVENT, "project_id": webhook.project_id, "webhook_id": webhook.pk}
-    return _queue(Delivery.due_now(webhook=webhook, payload=payload, now=timezone.now()))
+    now = timezone.now()
+    payload = {"event": PING_EVENT, "project_id": webhook.project_id, "webhook_id": webhook.pk,
+               "occurred_at": timestamp(now)}
+    return _queue(Delivery.due_now(webhook=webhook, payload=payload, now=now))
 
 
 @transaction.atomic

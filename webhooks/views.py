@@ -91,7 +91,7 @@ class WebhookViewSet(ProjectScopedViewSet):
         webhook, secret = services.rotate_secret(webhook=self.object)
         return Response(_webhook(webhook, secret=secret))
 
-    @extend_schema(description='Send a `{"event": "webhook.ping", "project_id", "webhook_id"}` message now. '
+    @extend_schema(description='Send a `{"event": "webhook.ping", "project_id", "webhook_id", "occurred_at"}` message now. '
                                "422 when the webhook is not active.",
                    request=None, responses={202: DELIVERY_QUEUED, **error_responses(401, 403, 404, 422)})
     def ping(self, request, webhook_id):

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.time import timestamp
 from events.models import ProjectEvent
 from tests.factories import CommentFactory, ProjectFactory, TicketFactory
 from webhooks import attempts, health, tasks
@@ -61,6 +62,8 @@ def test_a_failed_attempt_is_retried_on_the_schedule_then_delivered(client_for, 
 
     second = endpoint.wait_for(2)[1]
     assert second.message_id == first.message_id and second.body == first.body
+    # When the event happened, as the log keeps it: not the attempt's time (that is webhook-timestamp).
+    assert first.frame()["occurred_at"] == timestamp(ProjectEvent.objects.get().created_at)
     assert deliveries() == [("ticket.created", "delivered", 2, 204, "")]
     delivery.refresh_from_db()
     assert (delivery.next_attempt_at, delivery.delivered_at is not None) == (None, True)
@@ -180,7 +183,8 @@ def test_ping_sends_a_ping_message(client_for, project, manager, receiver, commi
     assert {key: delivery[key] for key in ("webhook_id", "event", "seq", "status", "attempts")} == {
         "webhook_id": webhook["id"], "event": "webhook.ping", "seq": None, "status": "pending", "attempts": 0}
     [ping] = endpoint.wait_for(1)
-    assert ping.verified(secret) == {"event": "webhook.ping", "project_id": project.id, "webhook_id": webhook["id"]}
+    assert ping.verified(secret) == {"event": "webhook.ping", "project_id": project.id, "webhook_id": webhook["id"],
+                                     "occurred_at": timestamp(Delivery.objects.get().created_at)}
     assert ping.message_id == delivery["message_id"]
     assert deliveries() == [("webhook.ping", "delivered", 1, 200, "")]
 
