@@ -1,8 +1,8 @@
 """Where a webhook may send (SSRF rules): the URL's form, and which addresses its host may stand for.
 
 Only http and https, no credentials in the URL, and every address the host stands for must be public:
-loopback, private, link-local, multicast, reserved and unspecified addresses are refused, IPv4 and IPv6
-alike, including IPv4 addresses carried inside IPv6 ones (mapped, 6to4, Teredo, NAT64). A host or
+loopback, private, link-local, site-local (fec0::/10, deprecated but still routed inside some networks),
+multicast, reserved and unspecified addresses are refused, IPv4 and IPv6 alike, including IPv4 addresses carried inside IPv6 ones (mapped, 6to4, Teredo, NAT64). A host or
 address listed in WEBHOOK_ALLOWED_PRIVATE_HOSTS is exempt. The sender resolves the host itself at each
 attempt, checks every address and connects to one it checked (webhooks/delivery.py): a name that
 changes its answer between the check and the connection (DNS rebinding) cannot redirect it.
@@ -55,7 +55,10 @@ def target_of(url: str) -> Target:
     """The URL's parts, or AddressRefused when its form is not one a webhook may have."""
     if any(character.isspace() or ord(character) < 0x20 or ord(character) == 0x7F for character in url):
         raise AddressRefused("url must not contain spaces or control characters")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced bracket ("http://[::1")
+        raise AddressRefused("url has an invalid host or port") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise AddressRefused("url must start with http:// or https://")
@@ -84,6 +87,8 @@ def is_public(address: IPAddress) -> bool:
             carried.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
         if not all(is_public(inner) for inner in carried if inner is not None):
             return False
+    if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:  # Python counts fec0::/10 global
+        return False
     return address.is_global and not (address.is_multicast or address.is_private or address.is_reserved
                                       or address.is_loopback or address.is_link_local or address.is_unspecified)
 

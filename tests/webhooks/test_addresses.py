@@ -26,7 +26,7 @@ from .receivers import Receiver
     ("169.254.169.254", False), ("100.64.0.1", False), ("0.0.0.0", False), ("255.255.255.255", False),
     ("224.0.0.251", False), ("239.255.255.250", False), ("240.0.0.1", False), ("192.0.2.1", False),
     ("198.18.0.1", False), ("::1", False), ("::", False), ("fe80::1", False), ("fc00::1", False), ("fd12::1", False),
-    ("ff02::1", False), ("2001:db8::1", False),
+    ("ff02::1", False), ("2001:db8::1", False), ("fec0::1", False), ("feff:1::2", False),
     # IPv4 inside IPv6: mapped addresses are refused whatever they carry (no resolver should answer one).
     ("::ffff:127.0.0.1", False), ("::ffff:10.1.1.1", False), ("::ffff:93.184.215.14", False),
     ("2002:7f00:1::", False), ("2002:0a00:0001::", False),  # 6to4 carrying 127.0.0.1, 10.0.0.1

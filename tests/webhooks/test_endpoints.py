@@ -201,6 +201,8 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
     ({"url": "http://169.254.169.254/latest"}, "url",
      "url's host 169.254.169.254 is not a public address"),
     ({"url": "http://[::1]/x"}, "url", "url's host ::1 is not a public address"),
+    ({"url": "http://[::1/x"}, "url", "url has an invalid host or port"),
+    ({"url": "http://[fec0::1]/x"}, "url", "url's host fec0::1 is not a public address"),
     ({"url": "http://[::ffff:10.0.0.1]/x"}, "url", "url's host ::ffff:10.0.0.1 is not a public address"),
     ({"url": "http://224.0.0.1/x"}, "url", "url's host 224.0.0.1 is not a public address"),
     ({"url": "http://0.0.0.0/x"}, "url", "url's host 0.0.0.0 is not a public address"),
@@ -241,6 +243,7 @@ def test_create_refuses_the_numeric_forms_of_private_addresses(client_for, proje
 @pytest.mark.parametrize(("body", "field"), [
     ({"active": "yes"}, "active"), ({"active": 1}, "active"), ({"active": None}, "active"),
     ({"url": "http://10.0.0.1/"}, "url"), ({"url": "https://a:b@127.0.0.1/"}, "url"), ({"url": None}, "url"),
+    ({"url": "https://[::1"}, "url"), ({"url": "https://[fec0::2]/"}, "url"),
     ({"events": ["nope"]}, "events"), ({"events": []}, "events"), ({"description": 5}, "description"),
 ])
 def test_update_refuses_bad_input(client_for, project, manager, body, field):
