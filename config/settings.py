@@ -182,26 +182,28 @@ CHANNEL_LAYERS = channel_layers(REDIS_URL)
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
 
 
-# ---- Webhooks (README "Webhooks") ---------------------------------------------------------------
-# Deliveries run on Celery workers (the Procfile's worker: line) when a broker is configured, which
-# REDIS_URL is by default; without one, on threads of the web process (webhooks/local.py).
+# ---- Background work (core/background.py) and webhooks (README "Webhooks") ------------------------------
+# Celery workers (the Procfile's worker: line) when a broker is configured, which REDIS_URL is by default;
+# without one, the web process's own threads.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds no more tasks than it runs: a killed one loses few
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# The sweep (webhooks.tasks.sweep) hands out due retries and lost deliveries; it is safe to run in every
-# worker at once, so each worker's embedded beat (--beat) keeps its schedule in memory, not in a file.
+# Every periodic task is safe to run in every worker at once, so each worker's embedded beat (--beat) keeps its
+# schedule in memory, not in a file.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
-# Every kind of background work but webhooks (core/background.py): the periodic tasks, by name, every so many
-# seconds; the workers' beat runs them, and without workers the web process's runner does.
-BACKGROUND_SCHEDULE: dict[str, float] = {}
-BACKGROUND_THREADS = env_number("BACKGROUND_THREADS", 4)  # the web process's, without workers
-CELERY_BEAT_SCHEDULE = {
-    "webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS},
-    **{name: {"task": name, "schedule": seconds} for name, seconds in BACKGROUND_SCHEDULE.items()},
+# The periodic tasks, by name, every so many seconds; the workers' beat runs them, and without workers the web
+# process's runner does.
+BACKGROUND_SCHEDULE: dict[str, float] = {
+    "webhooks.tasks.sweep": WEBHOOK_SWEEP_SECONDS,  # due retries, lost hand-outs, pruning, the backlog's gauges
 }
+# Long-lived parts of background work, started with the process that does it (a worker, or the web process
+# without workers): modules with start() and stop().
+BACKGROUND_SERVICES = ["webhooks.sender"]
+BACKGROUND_THREADS = env_number("BACKGROUND_THREADS", 4)  # the web process's, without workers
+CELERY_BEAT_SCHEDULE = {name: {"task": name, "schedule": seconds} for name, seconds in BACKGROUND_SCHEDULE.items()}
 # Seconds before each retry of a failed delivery; after the last one it is `failed`.
 WEBHOOK_RETRY_SCHEDULE = [int(delay) for delay in env_list("WEBHOOK_RETRY_SCHEDULE",
                                                            ["5", "300", "1800", "7200", "18000", "36000", "36000"])]
@@ -211,10 +213,13 @@ WEBHOOK_TIMEOUT_SECONDS = env_number("WEBHOOK_TIMEOUT_SECONDS", 10.0, float)  # 
 # A delivery handed to a worker, or claimed by one, that has not finished after this long is presumed
 # lost (the worker died) and handed out again; it must exceed WEBHOOK_TIMEOUT_SECONDS.
 WEBHOOK_LOST_AFTER_SECONDS = env_number("WEBHOOK_LOST_AFTER_SECONDS", 60.0, float)
-# At most this many attempts in flight per endpoint: a hung endpoint holds no more workers than that.
+# Attempts in flight at once in each sending process: per endpoint (the others of its messages wait their turn),
+# and in all (each holds a socket).
 WEBHOOK_ENDPOINT_CONCURRENCY = env_number("WEBHOOK_ENDPOINT_CONCURRENCY", 4)
-WEBHOOK_THREADS = env_number("WEBHOOK_THREADS", 8)  # deliveries in the web process, without a broker
+WEBHOOK_MAX_IN_FLIGHT = env_number("WEBHOOK_MAX_IN_FLIGHT", 2000)
 WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float)
+# Finished deliveries older than this are removed by the sweep.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env_number("WEBHOOK_DELIVERY_RETENTION_DAYS", 30.0, float)
 if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 

@@ -45,6 +45,11 @@ DB_POOL_CONNECTIONS = Gauge("tracker_db_pool_connections", "PostgreSQL connectio
 DB_POOL_WAITING = Gauge("tracker_db_pool_waiting_requests", "Requests waiting for a pooled connection",
                         multiprocess_mode="livesum")
 WEBHOOK_DELIVERIES = Counter("tracker_webhook_deliveries", "Webhook delivery attempts, by their outcome", ["outcome"])
+# Measured by the webhook sweep (every WEBHOOK_SWEEP_SECONDS, in each process that sweeps): the latest measure wins.
+WEBHOOK_BACKLOG = Gauge("tracker_webhook_backlog", "Webhook deliveries not yet delivered nor failed (pending or "
+                        "retrying)", multiprocess_mode="mostrecent")
+WEBHOOK_BACKLOG_OLDEST = Gauge("tracker_webhook_backlog_oldest_seconds", "Age of the oldest open webhook delivery "
+                               "(0 without any)", multiprocess_mode="mostrecent")
 
 # Where a `worker:` process (Celery) of this machine keeps its samples, under PROMETHEUS_MULTIPROC_DIR (the
 # Procfile's line points it there): apart from the web workers' files, which the web server empties when it

@@ -8,13 +8,12 @@ attempt, checks every address and connects to one it checked (webhooks/delivery.
 changes its answer between the check and the connection (DNS rebinding) cannot redirect it.
 """
 
+import asyncio
 import ipaddress
 import re
 import socket
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from functools import cache
 from urllib.parse import quote, urlsplit
 
 from django.conf import settings
@@ -27,15 +26,6 @@ LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 # One to four parts, each decimal, octal (a leading 0) or hex (0x): what inet_aton() reads as an IPv4 address.
 NUMERIC_IPV4 = re.compile(r"(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}", re.IGNORECASE)
-
-
-@cache
-def _resolver() -> ThreadPoolExecutor:
-    """getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may. One
-    thread per sending thread (WEBHOOK_THREADS): lookups stuck on an endpoint's silent name server fill it only
-    as far as that endpoint's attempts fill the senders (each ends at the system resolver's own timeout), and
-    the other endpoints' lookups go on."""
-    return ThreadPoolExecutor(max_workers=settings.WEBHOOK_THREADS, thread_name_prefix="webhook-resolve")
 
 
 class AddressRefused(Exception):
@@ -126,9 +116,10 @@ def is_loopback_name(host: str) -> bool:
     return name in LOOPBACK_NAMES or name.endswith(".localhost")
 
 
-def resolve(target: Target, timeout: float) -> list[IPAddress]:
-    """Every address of the target's host, each checked; AddressRefused if one is refused or none is found
-    in time."""
+async def resolve(target: Target, resolver: Executor) -> list[IPAddress]:
+    """Every address of the target's host, each checked; AddressRefused if one is refused or none is found.
+    The lookup runs on `resolver`'s threads (getaddrinfo() cannot be given a timeout): the caller's deadline
+    stops the wait, and the thread is given back at the system resolver's own timeout."""
     literal = literal_address(target.host)
     if literal is not None:
         check(target.host, literal)
@@ -137,11 +128,10 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
         if allowed_private(target.host):
             return [ipaddress.ip_address("127.0.0.1")]
         raise AddressRefused(f"url's host {target.host} is a loopback name")
-    lookup = _resolver().submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
+    lookup = asyncio.get_running_loop().run_in_executor(
+        resolver, lambda: socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM))
     try:
-        answers = lookup.result(timeout=max(timeout, 0.001))
-    except FutureTimeout:
-        raise AddressRefused(f"url's host {target.host} did not resolve in time") from None
+        answers = await lookup
     except OSError:
         raise AddressRefused(f"url's host {target.host} does not resolve") from None
     # An IPv6 answer may carry a zone ("fe80::1%eth0"): the address is what comes before it.
