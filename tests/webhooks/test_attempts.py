@@ -214,6 +214,22 @@ def test_redeliver_sends_the_same_message_again(client_for, project, manager, re
     assert deliveries() == [("ticket.created", "delivered", 1, 200, "")] * 2
 
 
+def test_a_delivered_redelivery_settles_its_original(project, failed_once, committed):
+    original = Delivery.objects.get()
+    failed_once.endpoint.answers = [Answer(status=200)]
+
+    with committed():
+        response = failed_once.client.post(
+            f"/api/v1/webhooks/{failed_once.webhook['id']}/deliveries/{original.id}/redeliver")
+
+    assert response.status_code == 202
+    failed_once.endpoint.wait_for(2)
+    # The original waited for its retry: the message arrived, so it is delivered and never sent again.
+    assert deliveries() == [("ticket.created", "delivered", 1, 500, ""), ("ticket.created", "delivered", 1, 200, "")]
+    assert attempts.sweep(queue_is_empty=True) == []
+    assert len(failed_once.endpoint.received) == 2
+
+
 def test_after_a_rotation_both_secrets_sign_for_a_day(client_for, project, manager, receiver, committed):
     endpoint = receiver()
     client = client_for(manager)
