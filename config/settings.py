@@ -213,10 +213,11 @@ WEBHOOK_TIMEOUT_SECONDS = env_number("WEBHOOK_TIMEOUT_SECONDS", 10.0, float)  # 
 # A delivery handed to a worker, or claimed by one, that has not finished after this long is presumed
 # lost (the worker died) and handed out again; it must exceed WEBHOOK_TIMEOUT_SECONDS.
 WEBHOOK_LOST_AFTER_SECONDS = env_number("WEBHOOK_LOST_AFTER_SECONDS", 60.0, float)
-# Attempts in flight at once in each sending process: per endpoint (the others of its messages wait their turn),
-# and in all (each holds a socket).
+# Attempts in flight at once in each sending process: per endpoint, those that have taken over a second (all of
+# them once its last attempt failed), the others of its messages waiting their turn; and in all (each holds a
+# socket: the open-files limit must exceed it).
 WEBHOOK_ENDPOINT_CONCURRENCY = env_number("WEBHOOK_ENDPOINT_CONCURRENCY", 4)
-WEBHOOK_MAX_IN_FLIGHT = env_number("WEBHOOK_MAX_IN_FLIGHT", 2000)
+WEBHOOK_MAX_IN_FLIGHT = env_number("WEBHOOK_MAX_IN_FLIGHT", 10_000)
 WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float)
 # Finished deliveries older than this are removed by the sweep.
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_number("WEBHOOK_DELIVERY_RETENTION_DAYS", 30.0, float)

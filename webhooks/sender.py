@@ -7,8 +7,10 @@ the web process without a broker. The `deliver` task (webhooks/tasks.py) hands i
 rest.
 
 What it does with them:
-- queues each behind its endpoint; an endpoint holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts at once, and
-  the rest of its messages wait here (their hand-out renewed, so the sweep does not take them for lost);
+- queues each behind its endpoint; an endpoint holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts that have
+  taken over a second (all its attempts count once its last one failed), and at most ENDPOINT_CEILING at all: a
+  healthy endpoint is sent a burst as fast as it answers, one that hangs holds a few sockets; the rest of its
+  messages wait here (their hand-out renewed, so the sweep does not take them for lost);
 - takes the next attempt in turn from each project that has one, then from each of its endpoints, so that one
   project's backlog or hung endpoints never delay another's deliveries (at most WEBHOOK_MAX_IN_FLIGHT attempts at
   once per process);
@@ -21,10 +23,12 @@ import asyncio
 import logging
 import resource
 import threading
+import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import uvloop
 from cryptography.fernet import InvalidToken
 from django.conf import settings
 from django.db import close_old_connections, connections
@@ -39,6 +43,10 @@ logger = logging.getLogger(__name__)
 # Threads for host lookups (getaddrinfo cannot wait asynchronously): one stuck on a silent name server is given
 # back at the system resolver's timeout; the attempt itself ends at its deadline.
 RESOLVER_THREADS = 32
+# Attempts one healthy endpoint may hold at once, however fast it answers: what an endpoint that starts hanging in
+# the middle of a burst holds until its deadline.
+ENDPOINT_CEILING = 100
+SLOW_SECONDS = 1.0
 
 
 @dataclass(eq=False)
@@ -53,16 +61,29 @@ class Endpoint:
     webhook_id: int
     project: Project
     waiting: deque = field(default_factory=deque)  # delivery ids, oldest first
-    in_flight: int = 0
+    started: dict = field(default_factory=dict)  # delivery id → when its attempt began (monotonic), in flight
+    failing: bool = False  # its last attempt failed
     in_turn: bool = False  # in its project's `ready`
 
+    @property
+    def in_flight(self) -> int:
+        return len(self.started)
+
     def can_send(self) -> bool:
-        return bool(self.waiting) and self.in_flight < settings.WEBHOOK_ENDPOINT_CONCURRENCY
+        if not self.waiting or self.in_flight >= ENDPOINT_CEILING:
+            return False
+        if self.failing:
+            return self.in_flight < settings.WEBHOOK_ENDPOINT_CONCURRENCY
+        slow_since = time.monotonic() - SLOW_SECONDS
+        slow = sum(1 for started in self.started.values() if started < slow_since)
+        return slow < settings.WEBHOOK_ENDPOINT_CONCURRENCY
 
 
 class Sender:
     def __init__(self):
-        self.loop = asyncio.new_event_loop()
+        # uvloop (already the web server's): opening, writing and closing a connection cost the loop about half
+        # the CPU of asyncio's own (bench/RESULTS.md, "webhooks").
+        self.loop = uvloop.new_event_loop()
         self.database = ThreadPoolExecutor(max_workers=2, thread_name_prefix="webhook-database")
         self.resolver = ThreadPoolExecutor(max_workers=RESOLVER_THREADS, thread_name_prefix="webhook-resolve")
         self.held: set[int] = set()  # the delivery ids queued here or in flight
@@ -174,12 +195,14 @@ class Sender:
             project = self.ready.popleft()
             endpoint = project.ready.popleft()
             endpoint.in_turn = False
-            admitted.append((endpoint.waiting.popleft(), endpoint))
-            endpoint.in_flight += 1
-            self.in_flight += 1
-            if endpoint.can_send():
-                project.ready.append(endpoint)
-                endpoint.in_turn = True
+            if endpoint.can_send():  # its attempts may have grown slow since it took its turn
+                delivery_id = endpoint.waiting.popleft()
+                endpoint.started[delivery_id] = time.monotonic()
+                self.in_flight += 1
+                admitted.append((delivery_id, endpoint))
+                if endpoint.can_send():
+                    project.ready.append(endpoint)
+                    endpoint.in_turn = True
             if project.ready:
                 self.ready.append(project)
         return admitted
@@ -200,7 +223,9 @@ class Sender:
             self._finished(delivery_id, endpoint_of[delivery_id])
         for delivery in claimed:
             if delivery.pk in sending:
-                self.loop.create_task(self._attempt(delivery, endpoint_of[delivery.pk], now))
+                endpoint = endpoint_of[delivery.pk]
+                endpoint.failing = endpoint.failing or delivery.webhook.failing_since is not None
+                self.loop.create_task(self._attempt(delivery, endpoint, now))
 
     async def _attempt(self, delivery: Delivery, endpoint: Endpoint, now) -> None:
         try:
@@ -213,11 +238,12 @@ class Sender:
                                       timeout=settings.WEBHOOK_TIMEOUT_SECONDS, resolver=self.resolver)
             self.results.append((delivery, exchange))
             self.recorded.set()
+            endpoint.failing = attempts.outcome_of(exchange) is not attempts.Outcome.DELIVERED
         finally:
             self._finished(delivery.pk, endpoint)
 
     def _finished(self, delivery_id: int, endpoint: Endpoint) -> None:
-        endpoint.in_flight -= 1
+        del endpoint.started[delivery_id]
         self.in_flight -= 1
         self.held.discard(delivery_id)
         self._take_turn_if_ready(endpoint)
