@@ -461,18 +461,23 @@ def test_a_delivery_waiting_behind_a_busy_endpoint_is_not_taken_for_lost(project
     again as lost and start a second chain behind the endpoint."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 1
     settings.WEBHOOK_LOST_AFTER_SECONDS = 6  # renewed every 2 s; the hung attempt's claim is younger than that
-    hook = registered(Answer(hang=True))
+    settings.WEBHOOK_RETRY_SCHEDULE = [3600]
+    hook = registered(Answer(status=500), Answer(hang=True))
+    with committed():
+        create_ticket(hook.client, project.id, "Fails")
+    recorded()  # the endpoint is failing: every attempt in flight counts against its one
     with committed():
         create_ticket(hook.client, project.id, "Hangs")
+    hook.endpoint.wait_until(lambda received: len(received) == 2, timeout=5)
+    with committed():
         create_ticket(hook.client, project.id, "Waits")
-    hook.endpoint.wait_for(1)
-    waiting = Delivery.objects.get(claimed_at__isnull=True)
+    waiting = Delivery.objects.get(seq=3)
     long_ago = timezone.now() - timedelta(minutes=5)
     Delivery.objects.filter(pk=waiting.pk).update(dispatched_at=long_ago)
 
     assert eventually(lambda: Delivery.objects.get(pk=waiting.pk).dispatched_at > long_ago, seconds=4)
     assert attempts.sweep(queue_is_empty=True) == []
-    assert len(hook.endpoint.received) == 1
+    assert (len(hook.endpoint.received), Delivery.objects.get(pk=waiting.pk).attempts) == (2, 0)
 
 
 def test_a_delivery_clears_the_failing_mark_another_attempt_set_meanwhile(registered):
