@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 RESOLVER_THREADS = 32
 # Attempts one healthy endpoint may hold at once, however fast it answers: what an endpoint that starts hanging in
 # the middle of a burst holds until its deadline.
-ENDPOINT_CEILING = 100
+ENDPOINT_CEILING = 32
 SLOW_SECONDS = 1.0
 
 
