@@ -27,6 +27,7 @@ def setup(database: str) -> None:
     if SMALL:
         url = f"sqlite:///{tempfile.gettempdir()}/tracker_bench_{database}_{os.getpid()}.sqlite3"
     else:
+        # BENCH_DATABASE_SUFFIX: a name of one's own on a server others bench on too.
         url = f"{SERVER_URL}/tracker_bench_{database}{os.environ.get('BENCH_DATABASE_SUFFIX', '')}"
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "docs_area",
     "events",
     "webhooks",
+    "transfers",
 ]
 
 MIDDLEWARE = [
@@ -198,6 +199,7 @@ WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
 # process's runner does.
 BACKGROUND_SCHEDULE: dict[str, float] = {
     "webhooks.tasks.sweep": WEBHOOK_SWEEP_SECONDS,  # due retries, lost hand-outs, pruning, the backlog's gauges
+    "transfers.tasks.sweep": env_number("TRANSFER_SWEEP_SECONDS", 15.0, float),
 }
 # Long-lived parts of background work, started with the process that does it (a worker, or the web process
 # without workers): modules with start() and stop().
@@ -223,6 +225,20 @@ WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_number("WEBHOOK_DELIVERY_RETENTION_DAYS", 30.0, float)
 if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+
+
+# ---- Import and export (README "Import and export") ---------------------------------------------
+# An upload over IMPORT_MAX_BYTES is refused (413) before it is read; a zip that would unpack past
+# IMPORT_MAX_UNPACKED_BYTES, or past IMPORT_MAX_ZIP_RATIO times its size, fails its job.
+IMPORT_MAX_BYTES = env_number("IMPORT_MAX_BYTES", 100 * 1024 * 1024)
+IMPORT_MAX_UNPACKED_BYTES = env_number("IMPORT_MAX_UNPACKED_BYTES", 1024 * 1024 * 1024)
+IMPORT_MAX_ZIP_RATIO = 100
+# A running job whose process has given no sign of life for this long died with it: the sweep runs it again
+# (up to TRANSFER_MAX_ATTEMPTS runs in all), else fails it. A queued one not started by then is handed out again.
+TRANSFER_LOST_AFTER_SECONDS = env_number("TRANSFER_LOST_AFTER_SECONDS", 120.0, float)
+TRANSFER_MAX_ATTEMPTS = env_number("TRANSFER_MAX_ATTEMPTS", 2)
+# An export's zip stays downloadable this long, then the sweep removes it.
+EXPORT_RETENTION_HOURS = env_number("EXPORT_RETENTION_HOURS", 7 * 24.0, float)
 
 
 # Seconds the cache's clients wait for Redis to connect or to answer: a Redis that hangs then costs a request
