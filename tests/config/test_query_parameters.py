@@ -15,6 +15,7 @@ from tests.factories import (
     TicketFactory,
 )
 from tests.schema import schema
+from transfers.models import Job, JobKind
 from webhooks.models import Webhook
 
 READ_PATHS = sorted(path for path, item in schema()["paths"].items() if "get" in item)
@@ -41,7 +42,8 @@ def objects(project, manager):
     return {"project_id": project.id, "number": ticket.number, "ticket_id": ticket.id,
             "attachment_id": AttachmentFactory(ticket=ticket).id, "article_id": article.id,
             "folder_id": article.folder_id,
-            "webhook_id": Webhook.objects.create(project=project, url="https://hooks.example.com/", secret="x").id}
+            "webhook_id": Webhook.objects.create(project=project, url="https://hooks.example.com/", secret="x").id,
+            "job_id": Job.objects.create(kind=JobKind.EXPORT, project=project, created_by=manager).id}
 
 
 @pytest.mark.parametrize("path", READ_PATHS)
