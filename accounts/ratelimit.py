@@ -11,10 +11,10 @@ runs it right after authentication, before the view reads anything); the middlew
 import logging
 
 from django.conf import settings
-from django.http import JsonResponse
 from rest_framework.throttling import BaseThrottle
 
 from core.api.busy import BUSY, RETRY_SOON
+from core.api.errors import error_response
 from core.api.paths import is_api
 from core.cache import CountersUnavailable
 from core.ratelimit import Quota, charge, client_bucket
@@ -73,20 +73,20 @@ class ApiRateLimitMiddleware:
             return self.counted(request)
         except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT: nothing was done
             logger.warning("Redis did not count a request to %s", request.path)
-            return JsonResponse({"error": BUSY}, status=503, headers=RETRY_SOON)
+            return error_response(BUSY, status=503, headers=RETRY_SOON)
 
     def counted(self, request):
         quota = None
         if not may_carry_credential(request):
             quota = charge_address(client_bucket(request))  # certainly anonymous: counted before any work
             if quota.exceeded:
-                return stamped(JsonResponse({"error": LIMITED}, status=429), quota)
+                return stamped(error_response(LIMITED, status=429), quota)
         response = self.get_response(request)
         quota = quota or getattr(request, "rate_quota", None)
         if quota is None:  # a credential that did not authenticate, or a route that takes none
             quota = charge_address(client_bucket(request))
             if quota.exceeded:
-                response = JsonResponse({"error": LIMITED}, status=429)
+                response = error_response(LIMITED, status=429)
         return stamped(response, quota)
 
 

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from core.api.busy import BUSY, RETRY_SOON
+from core.api.errors import error_body
 from core.cache import CountersUnavailable
 from core.ratelimit import Quota, address_bucket
 
@@ -85,7 +86,8 @@ async def refuse_handshake(receive, send, scope, status: int = 403, error: str =
     fields = [(b"content-type", b"application/json")]
     fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
     await send({"type": "websocket.http.response.start", "status": status, "headers": fields})
-    await send({"type": "websocket.http.response.body", "body": json.dumps({"error": error}).encode()})
+    await send({"type": "websocket.http.response.body",
+                "body": json.dumps(error_body(error, status=status)).encode()})
 
 
 def handshake_headers(scope) -> dict[str, str]:

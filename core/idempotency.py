@@ -18,6 +18,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework import exceptions
 
+from .api.errors import IDEMPOTENCY_CONFLICT
 from .models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
@@ -48,6 +49,7 @@ class KeyReused(exceptions.APIException):
 class KeyInFlight(exceptions.APIException):
     status_code = 409
     default_detail = f"a request with this {HEADER} is still being served: retry later"
+    error_code = IDEMPOTENCY_CONFLICT
     wait = 1  # Retry-After, set by DRF's exception handler
 
 

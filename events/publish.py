@@ -1,7 +1,8 @@
 """The one way a project's events leave a write: numbered and kept inside its transaction, sent after commit.
 
 A frame carries a `seq` taken in the same transaction: numbers follow commit order without gaps, a
-rolled-back write takes none, keeps no row and sends nothing. Each frame is kept as a ProjectEvent
+rolled-back write takes none, keeps no row and sends nothing. It also carries `occurred_at`, the moment it was
+numbered: the same on the board socket, in the feed and in every webhook attempt (one event, one time). Each frame is kept as a ProjectEvent
 row exactly as it is sent, so a viewer that missed frames reads them back (events/replay.py, the
 feed), and becomes a delivery to each of the project's active webhooks that wants it (the outbox,
 webhooks/outbox.py), in the same transaction. Nothing is read again after commit.
@@ -10,9 +11,11 @@ webhooks/outbox.py), in the same transaction. Nothing is read again after commit
 from typing import NamedTuple
 
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from core import live
+from core.time import timestamp
 from projects.models import Project
 from webhooks import outbox
 
@@ -47,11 +50,13 @@ def announce(*, project_id: int, frames: list[dict], actor: User, numbers: Numbe
         return
     numbers = numbers or reserve_seq(project_id=project_id, count=len(frames))
     actor_ref = {"id": actor.pk, "name": actor.display_name}
-    frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": numbers.first_seq + offset}
-              for offset, frame in enumerate(frames)]
+    now = timezone.now()
+    occurred_at = timestamp(now)
+    frames = [{**frame, "project_id": project_id, "actor": actor_ref, "seq": numbers.first_seq + offset,
+               "occurred_at": occurred_at} for offset, frame in enumerate(frames)]
     ProjectEvent.objects.bulk_create(
-        ProjectEvent(project_id=project_id, seq=frame["seq"], event=frame["event"], actor=actor, payload=frame)
-        for frame in frames)
+        ProjectEvent(project_id=project_id, seq=frame["seq"], event=frame["event"], actor=actor, payload=frame,
+                     created_at=now) for frame in frames)
     if numbers.has_active_webhooks:
         outbox.enqueue(project_id=project_id, frames=frames)
     live.send_after_commit([(board_group(project_id), {"type": "board.frames", "frames": frames})])

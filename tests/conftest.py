@@ -38,6 +38,18 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file, not Django's shared in-memory one: background threads (the webhook
+    sender's) write to it beside the test, and in shared-cache memory a second writer is refused at once ("table
+    is locked") instead of waiting its turn."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("database") / "test.sqlite3")
+
+
 @pytest.fixture(autouse=True)
 def _test_server(settings):
     # TLS ends at the proxy in production; the test client speaks plain HTTP to the app.

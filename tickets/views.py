@@ -30,6 +30,7 @@ from projects.views import ProjectScopedViewSet
 
 from . import selectors, services
 from .board import board_head, board_payload
+from .filters import PARAMETERS as LIST_PARAMETERS
 from .filters import TicketPageInput, ticket_list_query
 from .models import Attachment, ChecklistItem, Comment, Priority, Ticket, TicketType
 from .search import SEARCH_LIMIT, TOTAL_CAP, search_tickets
@@ -123,6 +124,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
 
     required_roles = {"list": Role.VIEWER, "board": Role.VIEWER, "stats": Role.VIEWER,
                       "archived": Role.VIEWER, "create": Role.EDITOR, "sort": Role.CONTRIBUTOR}
+    query_parameters = {"list": LIST_PARAMETERS, "archived": ArchivedFilterInput}
 
     @extend_schema(
         description="In board order. Filters combine (all must hold); `tag` may repeat. With `limit` (or a `cursor`) "
@@ -211,6 +213,8 @@ class TicketViewSet(ProjectScopedViewSet):
     @property
     def ticket(self) -> Ticket:
         return self.object
+
+    query_parameters = {"retrieve": TicketDetailInput}
 
     @extend_schema(parameters=[TicketDetailInput, IF_NONE_MATCH, ETAG],
                    responses={200: envelope("TicketDetailEnvelope", ticket=TicketDetailOutput()), **NOT_MODIFIED,
@@ -452,6 +456,7 @@ class TicketSearchViewSet(ProjectScopedViewSet):
     then title hits come first, then the others, most recently updated first. Deleted tickets never appear."""
 
     required_roles = {"search": Role.VIEWER}
+    query_parameters = {"search": TicketSearchInput}
 
     @extend_schema(parameters=[TicketSearchInput], responses={
         200: envelope("TicketSearchResults", tickets=SearchResultOutput(many=True),

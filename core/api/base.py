@@ -1,14 +1,25 @@
 """The base of every API view."""
 
+from collections.abc import Collection
+from functools import cache
+
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.parsers import MultiPartParser
+from rest_framework.serializers import Serializer
 from rest_framework.viewsets import ViewSet
 
 from core import idempotency
+from core.errors import RuleViolation
+
+READS = frozenset({"GET", "HEAD"})
 
 
 class ApiViewSet(ViewSet):
+    # The query parameters each action reads (an input serializer: its fields; or the names), the same its schema
+    # declares. A read with any other is refused (422 naming it) before its handler runs: a misspelt filter must
+    # not silently answer everything. An action left out takes none.
+    query_parameters: dict[str, type[Serializer] | Collection[str]] = {}
     # The id of this request's claim on its Idempotency-Key, whose answer is kept for retries.
     idempotency_claim: int | None = None
     # Actions that receive files: multipart/form-data; every other action takes JSON only (a form is a 415).
@@ -57,6 +68,21 @@ class ApiViewSet(ViewSet):
         self.check_throttles(request)
         self.idempotency_claim = idempotency.claim(request)
         self.check_permissions(request)
+        if request.method in READS:
+            self.check_query_parameters(request)
+
+    def check_query_parameters(self, request) -> None:
+        unknown = sorted(set(request.query_params) - self.parameter_names(self.action))
+        if unknown:
+            raise RuleViolation(f"{unknown[0]}: unknown query parameter", field=unknown[0])
+
+    @classmethod
+    @cache
+    def parameter_names(cls, action: str) -> frozenset[str]:
+        declared = cls.query_parameters.get(action, ())
+        if isinstance(declared, type) and issubclass(declared, Serializer):
+            return frozenset(declared().fields)
+        return frozenset(declared)
 
     def handle_exception(self, exc):
         if isinstance(exc, idempotency.Replay):

@@ -59,7 +59,7 @@ class TestCreate:
         response = client_for(member_with(role)).post(tags_url(project), {"name": "x"})
         assert response.status_code == (expected or 201)
         if expected:
-            assert response.json() == {"error": "your role in this project does not allow this"}
+            assert response.json() == {"code": "forbidden", "error": "your role in this project does not allow this"}
             assert not Tag.objects.exists()
 
     @pytest.mark.parametrize(("body", "error"), [
@@ -78,7 +78,8 @@ class TestCreate:
         TagFactory(project=project, name="Backend")
         response = client_for(manager).post(tags_url(project), {"name": "backend"})
         assert response.status_code == 422
-        assert response.json() == {"error": "name: a tag with this name already exists", "field": "name"}
+        assert response.json() == {
+            "code": "validation_failed", "error": "name: a tag with this name already exists", "field": "name"}
         assert Tag.objects.count() == 1
 
     def test_a_name_of_100_characters_is_fine(self, client_for, project, manager):
@@ -137,7 +138,7 @@ class TestDelete:
     def test_tag_of_another_project_is_404(self, client_for, project, manager):
         foreign = TagFactory()
         response = client_for(manager).post(f"/api/v1/projects/{project.id}/tags/{foreign.id}/delete")
-        assert (response.status_code, response.json()) == (404, {"error": "tag not found"})
+        assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "tag not found"})
         assert Tag.objects.filter(pk=foreign.pk).exists()
 
     def test_get_is_405(self, client_for, project, manager):

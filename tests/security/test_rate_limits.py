@@ -30,7 +30,7 @@ def mid_window(monkeypatch):
 
 def assert_limited(response, limit: int):
     assert response.status_code == 429
-    assert response.json() == {"error": "rate limit exceeded"}
+    assert response.json() == {"code": "rate_limited", "error": "rate limit exceeded"}
     assert response["Retry-After"] == "30"
     assert (response["X-RateLimit-Limit"], response["X-RateLimit-Remaining"]) == (str(limit), "0")
     assert response["X-RateLimit-Reset"] == "1800000060"

@@ -72,7 +72,7 @@ class TestDetail:
         with django_capture_on_commit_callbacks(execute=True):
             response = api.post(ticket_url(ticket, action), body, HTTP_IF_MATCH=etag)
         assert (response.status_code, response.json()) == (
-            412, {"error": "the resource changed since that ETag: read it again"})
+            412, {"code": "precondition_failed", "error": "the resource changed since that ETag: read it again"})
         after = Ticket.objects.get(pk=ticket.pk)
         assert (after.title, after.status_id, after.updated_at) == (before.title, before.status_id, before.updated_at)
         assert board_listener.events() == ["ticket.updated", "comment.created"]  # the comment's, nothing more

@@ -118,7 +118,8 @@ def test_a_bad_anchor_is_refused_and_changes_nothing(client_for, editor, ticket,
     with django_capture_on_commit_callbacks(execute=True):
         response = move(client_for(editor), ticket, status="todo",
                         **{key: anchors.get(value, value) for key, value in body.items()})
-    assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": message, "field": field})
     ticket.refresh_from_db()
     assert (ticket.status.slug, board_listener.frames(), Activity.objects.filter(ticket=ticket).count()) == (
         "backlog", [], 0)
