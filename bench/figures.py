@@ -116,9 +116,9 @@ def legacy_api():
     """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
     from bench import legacy
 
-    with (mock.patch("tickets.views.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
-          mock.patch("tickets.views.search_tickets", legacy.search_tickets),
-          mock.patch("tickets.views.search_shapes", legacy.search_shapes),
+    with (mock.patch("tickets.views.tickets.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
+          mock.patch("tickets.views.search.search_tickets", legacy.search_tickets),
+          mock.patch("tickets.views.search.search_shapes", legacy.search_shapes),
           mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):
         yield
 

@@ -1,7 +1,7 @@
 """A project's tags: created for its tickets, and taken off them when deleted."""
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 
 from accounts.models import User
 from core.errors import RuleViolation
@@ -32,6 +32,8 @@ def delete_tag(*, tag: Tag, actor: User) -> None:
         for ticket in tickets
     )
     Ticket.tags.through.objects.filter(tag=tag).delete()
+    # Their details no longer show it: a new version each (their ETags).
+    Ticket.objects.filter(pk__in=[ticket.pk for ticket in tickets]).update(version=F("version") + 1)
     on_board = [ticket for ticket in tickets if ticket.archived_at is None]
     broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
