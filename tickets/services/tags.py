@@ -38,3 +38,9 @@ def delete_tag(*, tag: Tag, actor: User) -> None:
     broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
     tag.delete()
+
+
+def tag_edited(*, tag: Tag) -> None:
+    """A tag renamed or recolored (in the admin): the details of its tickets show it, so each takes a new
+    version (their ETags)."""
+    Ticket.objects.filter(tags=tag).update(version=F("version") + 1)
