@@ -17,7 +17,7 @@ from rest_framework.throttling import BaseThrottle
 from core.api.busy import BUSY, RETRY_SOON
 from core.api.paths import is_api
 from core.cache import CountersUnavailable
-from core.ratelimit import Quota, charge, client_bucket
+from core.ratelimit import Quota, charge, client_bucket, uncharge
 
 from .models import ApiToken
 from .services import BEARER
@@ -87,6 +87,10 @@ class ApiRateLimitMiddleware:
             quota = charge_address(client_bucket(request))
             if quota.exceeded:
                 response = JsonResponse({"error": LIMITED}, status=429)
+        elif response.status_code == 304:
+            # A conditional read answered "not modified" does not count (decisions.md, "Conditional requests"):
+            # it was counted before the view ran, as every request is, and is given back now.
+            quota = uncharge(quota)
         return stamped(response, quota)
 
 
