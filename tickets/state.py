@@ -144,14 +144,11 @@ def state_by_id(*, ticket_id: int) -> TicketState | None:
 
 
 def lock_state(ticket: Ticket, *, deleted_too: bool = False) -> TicketState:
-    """The state of `ticket`, read now under its lock, inside the current transaction, with the project the
-    caller holds (404 when the ticket was deleted meanwhile, unless `deleted_too`)."""
+    """The state of `ticket`, read now under its lock, inside the current transaction, with the caller's project
+    (404 when the ticket was deleted meanwhile, unless `deleted_too`)."""
     assert transaction.get_connection().in_atomic_block, "lock inside the writing transaction"
     [rows] = rows_together(((_deleted_too_by_id if deleted_too else _by_id), {"ticket": ticket.pk}))
-    state = state_of(rows, project=ticket.project if Ticket.project.is_cached(ticket) else None)
+    state = state_of(rows, project=ticket.project)
     if state is None:
         raise Http404("ticket not found")
-    if not Ticket.project.is_cached(state.ticket):
-        state.ticket.project = Project.objects.get(pk=state.ticket.project_id)
     return state
-

@@ -1,5 +1,11 @@
 """How a write that does not change the ticket itself (a time entry on it) holds it still: read once more,
-under its row lock, refused if archived. Writes to the ticket hold its whole state instead (tickets/state.py)."""
+under its row lock, refused if archived. Writes to the ticket hold its whole state instead (tickets/state.py).
+
+Private Django APIs this module relies on (tests/core/test_django_internals.py resolves each of them and
+fails loudly when an upgrade moves one):
+- `django.db.models.fields.related_descriptors.ForwardManyToOneDescriptor.is_cached`: whether the caller's
+  ticket holds its project and status already (then they are handed on rather than read again).
+"""
 
 from core.errors import RuleViolation
 from core.rows import locked
