@@ -24,6 +24,7 @@ FIGURES = {
     "fanout": "figures", "pages": "figures", "etag": "figures", "moves": "figures",
     "idempotency": "idempotency_bench", "webhooks": "figures",
     "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet", "board_page": "board_page",
+    "transfers": "transfers_bench",
 }
 STORE = ROOT / "bench" / "results.json"
 
