@@ -17,12 +17,13 @@ from core.api.busy import BUSY, RETRY_SOON
 from core.api.errors import error_response
 from core.api.paths import is_api
 from core.cache import CountersUnavailable
-from core.ratelimit import Quota, charge, client_bucket
+from core.ratelimit import Quota, charge, client_bucket, uncharge
 
 from .models import ApiToken
 from .services import BEARER
 
 LIMITED = "rate limit exceeded"
+QUOTA = "tracker.rate_quota"  # the request's META key of an authenticated request's Quota
 logger = logging.getLogger(__name__)
 
 
@@ -37,7 +38,8 @@ class CredentialThrottle(BaseThrottle):
         if not user.is_authenticated:
             return True
         self.quota = charge_credential(user, request.auth if isinstance(request.auth, ApiToken) else None)
-        request._request.rate_quota = self.quota
+        # For the middleware's headers: DRF's request shares its META with Django's, which the middleware holds.
+        request.META[QUOTA] = self.quota
         return not self.quota.exceeded
 
     def wait(self) -> int:
@@ -82,11 +84,15 @@ class ApiRateLimitMiddleware:
             if quota.exceeded:
                 return stamped(error_response(LIMITED, status=429), quota)
         response = self.get_response(request)
-        quota = quota or getattr(request, "rate_quota", None)
+        quota = quota or request.META.get(QUOTA)
         if quota is None:  # a credential that did not authenticate, or a route that takes none
             quota = charge_address(client_bucket(request))
             if quota.exceeded:
                 response = error_response(LIMITED, status=429)
+        elif response.status_code == 304:
+            # A conditional read answered "not modified" does not count (decisions.md, "Conditional requests"):
+            # it was counted before the view ran, as every request is, and is given back now.
+            quota = uncharge(quota)
         return stamped(response, quota)
 
 

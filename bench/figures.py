@@ -19,6 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SMALL = bool(os.environ.get("BENCH_SMALL"))
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/5")
+# Appended to every benchmark database's name, so that engineers sharing a server keep their data apart.
+DATABASE_SUFFIX = os.environ.get("BENCH_DATABASE_SUFFIX", "")
+
+
+def database_url(name: str) -> str:
+    """The PostgreSQL URL of the benchmark database `name`."""
+    return f"{SERVER_URL}/tracker_bench_{name}{DATABASE_SUFFIX}"
 BOARD_SIZES = (20, 200) if SMALL else (2_000, 20_000)
 
 
@@ -27,8 +34,7 @@ def setup(database: str) -> None:
     if SMALL:
         url = f"sqlite:///{tempfile.gettempdir()}/tracker_bench_{database}_{os.getpid()}.sqlite3"
     else:
-        # BENCH_DATABASE_SUFFIX: a name of one's own on a server others bench on too.
-        url = f"{SERVER_URL}/tracker_bench_{database}{os.environ.get('BENCH_DATABASE_SUFFIX', '')}"
+        url = database_url(database)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
@@ -117,9 +123,9 @@ def legacy_api():
     """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
     from bench import legacy
 
-    with (mock.patch("tickets.views.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
-          mock.patch("tickets.views.search_tickets", legacy.search_tickets),
-          mock.patch("tickets.views.search_shapes", legacy.search_shapes),
+    with (mock.patch("tickets.views.tickets.board_payload", lambda head: legacy.board_payload(membership=head.membership)),
+          mock.patch("tickets.views.search.search_tickets", legacy.search_tickets),
+          mock.patch("tickets.views.search.search_shapes", legacy.search_shapes),
           mock.patch("rest_framework.views.APIView.renderer_classes", [legacy.LegacyRenderer])):
         yield
 
@@ -385,7 +391,7 @@ def fanout() -> dict:
     processes; small: one worker on SQLite with the in-memory layer."""
     viewers, moves, processes = (20, 5, 1) if SMALL else (500, 20, 2)
     env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL,
-           "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fanout"}
+           "DATABASE_URL": "" if SMALL else database_url("fanout")}
     process = subprocess.run([sys.executable, "bench/ws_fanout.py", "--processes", str(processes)], cwd=ROOT,
                              env=env, capture_output=True, text=True, timeout=400, check=True)
     result = json.loads(process.stdout[process.stdout.index("{"):])

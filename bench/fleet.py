@@ -193,11 +193,11 @@ def scrape() -> dict:
 
 
 def sockets() -> dict:
-    from bench.figures import REDIS_URL, SERVER_URL
+    from bench.figures import REDIS_URL, database_url
 
     small = {"SOCKETS": "300", "USERS": "60", "PROJECTS": "6", "VIEWERS": "20", "MOVES": "3"} if SMALL else {}
     env = {**os.environ, **small, "REDIS_URL": REDIS_URL,
-           "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fleet_sockets"}
+           "DATABASE_URL": "" if SMALL else database_url("fleet_sockets")}
     process = subprocess.run([sys.executable, "bench/ws_fleet.py"], cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=1200, check=True)
     result = json.loads(process.stdout[process.stdout.index("{"):])

@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from functools import cached_property
 from operator import attrgetter
 
@@ -11,6 +12,7 @@ from attachments.uploads import upload_body_max_size
 from core.api.base import ApiViewSet
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
+from core.errors import LockFirst
 from core.queries import Read, rows_together
 
 from . import selectors, services
@@ -47,7 +49,9 @@ class ProjectScopedViewSet(ApiViewSet):
     A view declares what to load: `find_object()` for the object its URL names, `project_of` when the
     project is reached through that object rather than `{project_id}` in the URL, and
     `reads_with_membership()` for reads keyed by the URL alone that should travel in the round trip of
-    the membership's lookup (a ticket and its parts by their number).
+    the membership's lookup (a ticket and its parts by their number). For its `locked_actions`, writes to
+    what the URL names, all of that is loaded in the write's transaction (opened here, ended once the handler
+    answers) and the object under its lock: the write then reads nothing of it again.
     """
 
     permission_classes = [IsAuthenticated, HasProjectRole]
@@ -55,6 +59,13 @@ class ProjectScopedViewSet(ApiViewSet):
     # How the project is reached from the object, for URLs without {project_id} (e.g. "ticket.project_id").
     project_of: str | None = None
     not_found_message = "project not found"
+    locked_actions: frozenset[str] = frozenset()
+    # What a write asked to have locked before anything else (core.errors.LockFirst), when it runs again.
+    lock_first: Callable[[], object] | None = None
+
+    @property
+    def locks_object(self) -> bool:
+        return self.action in self.locked_actions
 
     def find_object(self):
         """The object the URL names (raising Http404 when there is none), or None for project-wide routes."""
@@ -71,6 +82,10 @@ class ProjectScopedViewSet(ApiViewSet):
 
     @cached_property
     def _membership_and_reads(self) -> list[list[tuple]]:
+        if self.locks_object:
+            self.open_write_transaction()
+            if self.lock_first is not None:
+                self.lock_first()
         project_id = (self.kwargs["project_id"] if self.project_of is None
                       else attrgetter(self.project_of)(self.object))
         return rows_together(selectors.membership_with_project.call(user=self.request.user.pk, project=project_id),
@@ -90,6 +105,26 @@ class ProjectScopedViewSet(ApiViewSet):
     @property
     def project(self):
         return self.membership.project
+
+    def handle_exception(self, exc):
+        if isinstance(exc, LockFirst) and self.in_write_transaction and self.lock_first is None:
+            return self._run_again(locking_first=exc.lock)
+        return super().handle_exception(exc)
+
+    def _run_again(self, *, locking_first: Callable[[], object]):
+        """The request's checks and handler once more, in a new transaction that takes `locking_first` before
+        loading anything: what was loaded, and written, in the first one is rolled back and forgotten."""
+        self.roll_back_write_transaction()
+        for klass in type(self).__mro__:
+            for name, attribute in vars(klass).items():
+                if isinstance(attribute, cached_property):
+                    self.__dict__.pop(name, None)
+        self.lock_first = locking_first
+        try:
+            self.check_permissions(self.request)
+            return getattr(self, self.action)(self.request, *self.args, **self.kwargs)
+        except Exception as exc:
+            return self.handle_exception(exc)
 
     @classmethod
     def largest_upload(cls) -> int:

@@ -11,6 +11,7 @@ from django.db import connection
 
 from accounts.services import issue_token
 from config.settings import cache_config
+from core import background
 from core.queries import prepares_statements
 from projects.roles import Role
 
@@ -60,6 +61,17 @@ def _test_server(settings):
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
     # Rate-limit and login-failure counters of one test are not another's (Redis outlives the test).
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
+
+
+@pytest.fixture(autouse=True)
+def _no_runner_left_behind():
+    """Work handed to this process's own threads (the tests have no broker: core.background, and its services such
+    as the webhook sender)
+    is finished by the end of the test that handed it out: a runner left going would sweep the database under
+    the next tests (Database access not allowed, or a flush that finds SQLite's tables locked)."""
+    yield
+    background.stop_local_runner()
+    background.stop_services()
 
 
 @pytest.fixture(autouse=True)

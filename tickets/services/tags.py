@@ -1,7 +1,7 @@
 """A project's tags: created for its tickets, renamed or recoloured on their cards, taken off them when deleted."""
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 
 from accounts.models import User
 from core.errors import RuleViolation
@@ -33,6 +33,7 @@ def update_tag(*, tag: Tag, actor: User, **changes) -> Tag:
     if "name" in changes:
         _refuse_taken_name(tag.project, changes["name"], tag)
     current = changed(Tag.objects.all(), tag.pk, "tag not found", changes)
+    tag_edited(tag=current)
     on_board = list(Ticket.objects.active().filter(tags=current).order_by("pk"))
     broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_UPDATED, tag=current, actor=actor)
@@ -50,7 +51,15 @@ def delete_tag(*, tag: Tag, actor: User) -> None:
         for ticket in tickets
     )
     Ticket.tags.through.objects.filter(tag=tag).delete()
+    # Their details no longer show it: a new version each (their ETags).
+    Ticket.objects.filter(pk__in=[ticket.pk for ticket in tickets]).update(version=F("version") + 1)
     on_board = [ticket for ticket in tickets if ticket.archived_at is None]
     broadcast.announce_tickets(Event.TICKET_UPDATED, project=tag.project, tickets=on_board, actor=actor)
     broadcast.announce_tag(Event.TAG_DELETED, tag=tag, actor=actor)  # before: delete() drops its id
     tag.delete()
+
+
+def tag_edited(*, tag: Tag) -> None:
+    """A tag renamed or recolored (in the admin): the details of its tickets show it, so each takes a new
+    version (their ETags)."""
+    Ticket.objects.filter(tags=tag).update(version=F("version") + 1)
