@@ -1,8 +1,9 @@
 """Idempotency-Key on POST (decisions.md, "API conventions for integrators"; Stripe's and the IETF draft's
 semantics): a retried request gets the answer of the first one again instead of acting twice.
 
-The base view (core/api/base.py) claims the caller's key once the caller is known, before the handler runs,
-and keeps the answer once it is rendered. The claim is one INSERT that commits on its own: API views run in
+The base view (core/api/base.py) claims the caller's key once the caller's access is checked (a caller who lost
+it meanwhile is refused as any other, never replayed an answer), before the handler runs, and keeps the answer
+once it is rendered. The claim is one INSERT that commits on its own: API views run in
 autocommit (the services own their transactions), so a second process serving the same key at once finds
 the row of whichever came first, thanks to the unique (caller, key) constraint, and answers 409 while the
 first is served, then the kept answer.

@@ -13,14 +13,14 @@ class ApiViewSet(ViewSet):
     def initial(self, request, *args, **kwargs):
         # DRF's initial(), with the throttle (accounts/ratelimit.py) right after authentication, before the
         # permission checks that load what the view needs: a client over its limit costs no read. A POST's
-        # Idempotency-Key is claimed (or its kept answer replayed) as soon as the caller is known, before
-        # anything is loaded for the handler.
+        # Idempotency-Key is claimed (or its kept answer replayed) once the caller's access is checked: a
+        # caller who has left the project since the first answer gets the 404 or 403 of today, not a replay.
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         self.perform_authentication(request)
         self.check_throttles(request)
-        self.idempotency_claim = idempotency.claim(request)
         self.check_permissions(request)
+        self.idempotency_claim = idempotency.claim(request)
 
     def handle_exception(self, exc):
         if isinstance(exc, idempotency.Replay):
