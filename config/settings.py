@@ -254,6 +254,18 @@ API_ANON_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_ANON_RATE_LIMIT_PER_MIN
 MAX_TOKENS_PER_USER = int(os.environ.get("MAX_TOKENS_PER_USER") or 20)
 
 AUTH_USER_MODEL = "accounts.User"
+# Django's default hashers, PBKDF2 taking turns per process and hashing with no database connection held
+# (accounts/hashers.py): at most PASSWORD_CHECKS_PER_PROCESS hashes at once, another waits for its turn up to
+# PASSWORD_CHECK_WAIT_SECONDS (then the login page answers 429).
+PASSWORD_HASHERS = [
+    "accounts.hashers.BoundedPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+PASSWORD_CHECKS_PER_PROCESS = int(os.environ.get("PASSWORD_CHECKS_PER_PROCESS") or 1)
+PASSWORD_CHECK_WAIT_SECONDS = env_number("PASSWORD_CHECK_WAIT_SECONDS", 2.0, float)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -265,6 +277,8 @@ LOGIN_URL = "login"
 # username and address lock that pair out for a while, and failures for this many usernames from one
 # address (a password spray) lock that address out.
 LOGIN_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_RATE_LIMIT_PER_MINUTE") or 20)
+# Login POSTs per minute naming one username, from whatever addresses (a flood spread over many addresses).
+LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE") or 10)
 LOGIN_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT") or 5)
 LOGIN_SPRAY_LIMIT = int(os.environ.get("LOGIN_SPRAY_LIMIT") or 10)
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS") or 15 * 60)

@@ -1,6 +1,8 @@
 """Counters in the shared cache: Redis through django-redis when REDIS_URL is set (every process counts
 together), Django's local-memory cache otherwise."""
 
+from contextlib import contextmanager
+
 from django.core.cache import cache
 from redis import ConnectionError as RedisConnectionError
 from redis import TimeoutError as RedisTimeoutError
@@ -8,6 +10,16 @@ from redis import TimeoutError as RedisTimeoutError
 
 class CountersUnavailable(Exception):
     """Redis refused the counters, or did not answer within REDIS_TIMEOUT."""
+
+
+@contextmanager
+def counters_reached():
+    """Around calls to the cache: Redis out of reach raises CountersUnavailable (a refused command is a bug,
+    and stays what it is: a 500)."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as error:
+        raise CountersUnavailable from error
 
 
 def increment(keys: list[str], timeout: int) -> list[int]:
@@ -24,10 +36,8 @@ def increment(keys: list[str], timeout: int) -> list[int]:
         redis_key = cache.make_key(key)
         pipeline.incr(redis_key)
         pipeline.expire(redis_key, timeout, nx=True)
-    try:
+    with counters_reached():
         return pipeline.execute()[::2]
-    except (RedisConnectionError, RedisTimeoutError) as error:  # not a refused command: that is a bug, a 500
-        raise CountersUnavailable from error
 
 
 def _add_or_incr(key: str, timeout: int) -> int:
