@@ -318,6 +318,10 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
     AWS_DEFAULT_ACL = None  # the bucket's own policy; objects are only ever read through the API
     AWS_S3_FILE_OVERWRITE = True  # names are generated and unique: no existence check before each write
+# Seconds a call to the bucket waits to connect, and for each read of its answer, before it is tried once more,
+# then given up (attachments/storage.py): a bucket out of reach answers 503 with Retry-After.
+AWS_S3_CONNECT_TIMEOUT = env_number("AWS_S3_CONNECT_TIMEOUT", 3.0, float)
+AWS_S3_READ_TIMEOUT = env_number("AWS_S3_READ_TIMEOUT", 10.0, float)
 
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
 # Larger bodies are refused with 413 before they are read (core/body_limit.py).

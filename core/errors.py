@@ -1,4 +1,4 @@
-"""The domain's own error: raised by services and selectors, rendered as 422 by the API's handler."""
+"""The domain's own errors: raised by services and selectors, rendered by the API's handler (core/api)."""
 
 
 class RuleViolation(Exception):
@@ -9,3 +9,12 @@ class RuleViolation(Exception):
         self.message = message
         self.field = field
         self.extra = extra
+
+
+class Unavailable(Exception):
+    """A service the request needs is out of reach (the file bucket refused, or did not answer in time):
+    answered 503 with Retry-After; what the request began is rolled back."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
