@@ -335,6 +335,10 @@ DOCS_MAX_ATTACHMENTS_PER_ARTICLE = int(os.environ.get("DOCS_MAX_ATTACHMENTS_PER_
 # Websocket frames from clients (accounts/consumers.py): the sockets are read-only, so anything larger is
 # refused with close code 4413. The server's own cap (uvicorn --ws-max-size) stops larger ones earlier.
 WEBSOCKET_MAX_FRAME_BYTES = 4096
+# Open websockets (core/sockets.py): per user across every server process (a handshake beyond: 429, or close
+# code 4429), and per server process (beyond: 503), counted apart from the HTTP connections.
+WS_MAX_PER_USER = int(os.environ.get("WS_MAX_PER_USER") or 20)
+WEB_MAX_WEBSOCKETS = int(os.environ.get("WEB_MAX_WEBSOCKETS") or 10_000)
 
 # Production hardening: TLS ends at the proxy, which sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

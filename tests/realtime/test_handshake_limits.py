@@ -52,7 +52,7 @@ async def test_random_token_handshakes_count_against_their_address(project):
     answers = [await handshake(path, random_token()) for _ in range(4)]
     assert answers[:3] == ["close"] * 3
     status, headers, body = answers[3]
-    assert (status, body) == (429, b'{"error": "rate limit exceeded"}')
+    assert (status, body) == (429, b'{"error": "rate limit exceeded", "code": "rate_limited"}')
     assert (headers[b"retry-after"], headers[b"x-ratelimit-limit"], headers[b"x-ratelimit-remaining"]) == (
         b"30", b"3", b"0")
     assert await handshake(path, random_token(), client=("10.9.9.9", 1)) == "close"  # another address
@@ -86,4 +86,4 @@ async def test_without_http_answers_the_server_refuses_as_ever(project, viewer):
 
 async def test_a_websocket_handshake_is_answered_503_when_redis_refuses(project, refused_redis):
     status, headers, body = await handshake(f"/ws/v1/projects/{project.id}/board/", [])
-    assert (status, headers[b"retry-after"], body) == (503, b"1", b'{"error": "the service is busy, try again shortly"}')
+    assert (status, headers[b"retry-after"], body) == (503, b"1", b'{"error": "the service is busy, try again shortly", "code": "unavailable"}')
