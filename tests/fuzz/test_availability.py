@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import statistics
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -23,7 +22,7 @@ from accounts.services import issue_token
 from tests.factories import AttachmentFactory, TicketFactory
 from tests.polling import eventually
 from tests.realtime.conftest import SEVERAL_PROCESSES
-from tests.realtime.servers import served_database_url
+from tests.realtime.servers import Beside, served_database_url
 from tests.security.procfile import ProcfileServer
 
 from .test_abuse import an_address, call, early_in_a_minute, login_post
@@ -52,43 +51,9 @@ def server(tmp_path_factory, django_db_setup, django_db_blocker):
         yield server
 
 
-class Beside:
-    """Ordinary requests (a member's project list, with a token) sent one after another from an address of
-    their own while an attack runs: their statuses and seconds. At most 300, so that nothing runs unbounded."""
-
-    def __init__(self, server, token: str):
-        self.server, self.headers, self.source = server, {"Authorization": f"Bearer {token}"}, an_address()
-        self.answers: list[tuple[int, float]] = []
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.run)
-
-    def one(self) -> tuple[int, float]:
-        started = time.monotonic()
-        status, _, _ = call(self.server, "GET", "/api/v1/projects", headers=self.headers, source=self.source)
-        return status, time.monotonic() - started
-
-    def run(self) -> None:
-        while not self.stopped.is_set() and len(self.answers) < 300:
-            self.answers.append(self.one())
-
-    def __enter__(self) -> "Beside":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.stopped.set()
-        self.thread.join(timeout=60)
-
-    def statuses(self) -> set[int]:
-        return {status for status, _ in self.answers}
-
-    def p50(self) -> float:
-        return statistics.median(seconds for _, seconds in self.answers)
-
-
 @pytest.fixture
 def beside(server, project, manager):
-    return Beside(server, issue_token(user=manager)[1])
+    return Beside(server.url, issue_token(user=manager)[1], an_address())
 
 
 # ---- 1. one account's websockets
@@ -196,16 +161,15 @@ def test_trickled_bodies_are_closed_and_hold_no_temporary_file(server, project, 
 # ---- 4. a login flood from many addresses
 
 def test_a_login_flood_from_40_addresses_neither_holds_the_pool_nor_fails(server, beside):
-    baseline = Beside(server, beside.headers["Authorization"].removeprefix("Bearer "))
-    baseline_answers = [baseline.one() for _ in range(10)]
+    alone = [beside.one() for _ in range(10)]
     with beside, ThreadPoolExecutor(max_workers=12) as flood:
         run = an_address()  # usernames of this run's own: each is named once
         logins = list(flood.map(lambda index: login_post(server, f"flood{index}@{run}", "guess", an_address())[0],
                                 range(40)))
     assert set(logins) <= {200, 429} and logins.count(200) >= 8  # checked (and failed), or no turn in time
     assert beside.answers and beside.statuses() == {200}  # with 3 pooled connections and 12 logins at once
-    print(f"API p50 {statistics.median(s for _, s in baseline_answers) * 1000:.0f} ms alone, "
-          f"{beside.p50() * 1000:.0f} ms beside the flood; logins {sorted(logins)}")
+    print(f"API p50 {statistics.median(seconds for _, seconds in alone) * 1000:.0f} ms alone, "
+          f"{beside.p50_ms():.0f} ms beside the flood; logins {sorted(logins)}")
 
 
 def test_logins_naming_one_username_are_limited_across_addresses(server):
@@ -242,7 +206,8 @@ OUT_OF_REACH = {"error": "the file storage is out of reach, try again shortly"}
 def test_downloads_from_a_hung_bucket_answer_503_and_hold_no_database_connection(bucket_server, project, manager):
     attachments = [AttachmentFactory(ticket=TicketFactory(project=project, created_by=manager)) for _ in range(6)]
     headers = {"Authorization": f"Bearer {issue_token(user=manager)[1]}"}
-    with ThreadPoolExecutor(max_workers=6) as downloads, Beside(bucket_server, headers["Authorization"][7:]) as beside:
+    beside = Beside(bucket_server.url, headers["Authorization"].removeprefix("Bearer "), an_address())
+    with ThreadPoolExecutor(max_workers=6) as downloads, beside:
         started = time.monotonic()
         answers = list(downloads.map(
             lambda attachment: call(bucket_server, "GET", f"/api/v1/attachments/{attachment.id}", headers=headers),
