@@ -3,8 +3,8 @@
 
 Each figure runs in a process of its own (its own database) and prints one JSON line; the floor or
 baseline it is divided by is measured in the same process, side by side. PostgreSQL databases are
-named tracker_bench_*; BENCH_DATABASE_URL (a server URL, default postgres://postgres@127.0.0.1:5432)
-and REDIS_URL (default redis://127.0.0.1:6379/5) say where. BENCH_SMALL=1 shrinks everything (the
+named tracker_bench_* (then BENCH_DATABASE_SUFFIX, if set); BENCH_DATABASE_URL (a server URL, default
+postgres://postgres@127.0.0.1:5432) and REDIS_URL (default redis://127.0.0.1:6379/5) say where. BENCH_SMALL=1 shrinks everything (the
 smoke test, on SQLite).
 """
 

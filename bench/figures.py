@@ -18,6 +18,8 @@ from config.collector import tune_for_serving
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = bool(os.environ.get("BENCH_SMALL"))
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+# Added to every benchmark database's name: runs of several people on one PostgreSQL server keep apart.
+SUFFIX = os.environ.get("BENCH_DATABASE_SUFFIX", "")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/5")
 BOARD_SIZES = (20, 200) if SMALL else (2_000, 20_000)
 
@@ -27,7 +29,7 @@ def setup(database: str) -> None:
     if SMALL:
         url = f"sqlite:///{tempfile.gettempdir()}/tracker_bench_{database}_{os.getpid()}.sqlite3"
     else:
-        url = f"{SERVER_URL}/tracker_bench_{database}"
+        url = f"{SERVER_URL}/tracker_bench_{database}{SUFFIX}"
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
@@ -384,7 +386,7 @@ def fanout() -> dict:
     processes; small: one worker on SQLite with the in-memory layer."""
     viewers, moves, processes = (20, 5, 1) if SMALL else (500, 20, 2)
     env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL,
-           "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fanout"}
+           "DATABASE_URL": "" if SMALL else f"{SERVER_URL}/tracker_bench_fanout{SUFFIX}"}
     process = subprocess.run([sys.executable, "bench/ws_fanout.py", "--processes", str(processes)], cwd=ROOT,
                              env=env, capture_output=True, text=True, timeout=400, check=True)
     result = json.loads(process.stdout[process.stdout.index("{"):])

@@ -104,9 +104,12 @@ class UserSockets:
             return
         pipeline = redis.pipeline(transaction=False)
         ends = time.time() + LEASE_SECONDS
+        by_user: dict[int, dict[str, float]] = {}
         for lease in leases:
-            pipeline.zadd(_key(lease.user_id), {lease.socket_id: ends}, xx=True)  # a lease given back stays gone
-            pipeline.expire(_key(lease.user_id), LEASE_SECONDS, gt=True)
+            by_user.setdefault(lease.user_id, {})[lease.socket_id] = ends
+        for user_id, renewed in by_user.items():
+            pipeline.zadd(_key(user_id), renewed, xx=True)  # a lease given back meanwhile stays gone
+            pipeline.expire(_key(user_id), LEASE_SECONDS, gt=True)
         with counters_reached():
             pipeline.execute()
 
