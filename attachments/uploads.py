@@ -81,7 +81,7 @@ def _signature(*extensions: str) -> Callable[[UploadedFile], None]:
     return check
 
 
-def _directory_entries_at_most(file: UploadedFile) -> int:
+def directory_entries_at_most(file: UploadedFile) -> int:
     """An upper bound of the members any ZIP reader can list from this file, found without reading its
     directory: the number of central directory entry signatures in it."""
     count, carry = 0, b""
@@ -98,7 +98,7 @@ def _zip(inspect: Callable[[zipfile.ZipFile], bool]) -> Callable[[UploadedFile],
 
     def check(file: UploadedFile) -> None:
         _signature(".zip")(file)
-        if _directory_entries_at_most(file) > MAX_ZIP_MEMBERS:
+        if directory_entries_at_most(file) > MAX_ZIP_MEMBERS:
             raise Refused(f"is an archive of more than {MAX_ZIP_MEMBERS:,} members")
         try:
             with zipfile.ZipFile(file) as archive:

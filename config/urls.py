@@ -22,6 +22,7 @@ api_v1 = [
     path("", include("docs_area.urls")),
     path("", include("events.urls")),
     path("", include("webhooks.urls")),
+    path("", include("transfers.urls")),
 ]
 
 admin.site.login_form = AdminLoginForm  # the admin's login is locked out like the site's

@@ -31,6 +31,8 @@ class Event(StrEnum):
     DOCS_FOLDER_CHANGED = "docs.folder.changed"
     TAG_CREATED = "tag.created"
     TAG_DELETED = "tag.deleted"
+    # The end of an import (transfers): one frame for all it wrote, which sent none of its own.
+    PROJECT_IMPORTED = "project.imported"
     # Not an event of the log: the board socket's answer to a viewer it cannot bring up to date.
     RESYNC_REQUIRED = "resync_required"
     NOTIFICATION_CREATED = "notification.created"
@@ -66,3 +68,4 @@ class Action(StrEnum):
     TIME_ADDED = "time_added"
     TIME_EDITED = "time_edited"
     TIME_DELETED = "time_deleted"
+    IMPORTED = "imported"  # written (or found again and updated) by an import, with its source and id there

@@ -4,8 +4,6 @@ from operator import attrgetter
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import APIException
-from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -47,17 +45,7 @@ class ProjectScopedViewSet(ApiViewSet):
     required_roles: dict[str, Rule] = {}
     # How the project is reached from the object, for URLs without {project_id} (e.g. "ticket.project_id").
     project_of: str | None = None
-    # Actions that receive files: multipart/form-data; every other action takes JSON only (a form is a 415).
-    upload_actions: frozenset[str] = frozenset()
     not_found_message = "project not found"
-
-    def get_parsers(self):
-        # DRF asks before it sets self.action (the schema generator sets it first, with no request).
-        request = getattr(self, "request", None)
-        action = self.action_map.get(request.method.lower()) if request is not None else self.action
-        if action in self.upload_actions:
-            return [MultiPartParser()]
-        return super().get_parsers()
 
     def find_object(self):
         """The object the URL names (raising Http404 when there is none), or None for project-wide routes."""
@@ -95,22 +83,7 @@ class ProjectScopedViewSet(ApiViewSet):
         return self.membership.project
 
     @classmethod
-    def body_limit_for(cls, request, match) -> int | None:
-        """The upload body this view admits for a request of which only the path and headers are known:
-        the caller authenticated, a member and allowed to upload here (core.body_limit asks before it
-        lets a large body through); None for anything else."""
-        action = match.func.actions.get(request.method.lower())
-        if action not in cls.upload_actions:
-            return None
-        # As the view function of ViewSet.as_view() sets a view up, up to the authentication and permissions.
-        view = cls(**match.func.initkwargs)
-        view.action_map, view.request, view.args, view.kwargs = match.func.actions, request, match.args, match.kwargs
-        view.request = view.initialize_request(request, *match.args, **match.kwargs)
-        try:
-            view.perform_authentication(view.request)
-            view.check_permissions(view.request)
-        except (APIException, Http404):
-            return None
+    def largest_upload(cls) -> int:
         return upload_body_max_size()
 
 

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from core.api.base import ApiViewSet
 from core.api.inputs import validated
 from core.api.schema import envelope, error_responses
+from core.spreadsheet import safe_cell
 from projects.permissions import OwnerOr
 from projects.roles import Role
 from projects.views import ProjectScopedViewSet
@@ -204,19 +205,11 @@ class TimeReportViewSet(ProjectScopedViewSet):
                              filename=f"{self.project.prefix}-time-{start}-{end}.csv")
 
 
-# A cell a spreadsheet would read as a formula (CSV injection): kept as text behind a quote.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value):
-    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
-
-
 def _csv_download(rows: list[dict], *, keys: list[str], filename: str) -> HttpResponse:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(keys)
-    writer.writerows([_cell(row[key]) for key in keys] for row in rows)
+    writer.writerows([safe_cell(row[key]) for key in keys] for row in rows)
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -44,6 +44,7 @@ AREAS = [
     (r"/tags\b", "tags"),
     (r"/events\b", "events"),
     (r"/webhooks\b", "webhooks"),
+    (r"/imports$|/exports$|/jobs/", "transfers"),
     (r"/tickets|/archived-tickets", "tickets"),
     (r"", "projects"),
 ]

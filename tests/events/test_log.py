@@ -3,6 +3,8 @@
 from types import SimpleNamespace
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
@@ -24,6 +26,8 @@ from tickets import services as tickets
 from tickets.broadcast import board_group
 from timetracking import services as timetracking
 from timetracking.models import TimerState
+from transfers import runner as transfers
+from transfers.models import Job
 
 
 @pytest.fixture
@@ -36,6 +40,13 @@ def world(project, manager):
         stopped=TimeEntryFactory(ticket=ticket, user=manager, project_id=project.id),
         folder=FolderFactory(project=project, created_by=manager),
         article=ArticleFactory(project=project, created_by=manager))
+
+
+def imported(w):
+    """An import into the project, run as the background runner runs it."""
+    upload = default_storage.save("imports/issues.json", ContentFile(b'[{"number": 1, "title": "Old", "state": "open"}]'))
+    job = Job.objects.create(kind="import", source="github", project=w.project, created_by=w.actor, upload=upload)
+    transfers.run(job.pk)
 
 
 def running(w):
@@ -70,6 +81,7 @@ ACTIONS = {  # event: the action that produces it (and only it, besides board ca
     "docs.folder.changed": lambda w: docs.update_folder(folder=w.folder, actor=w.actor, title="Renamed"),
     "tag.created": lambda w: tickets.create_tag(project=w.project, name="urgent", color="#FF0000", actor=w.actor),
     "tag.deleted": lambda w: tickets.delete_tag(tag=w.tag, actor=w.actor),
+    "project.imported": imported,
 }
 CARD_REFRESH = {"ticket.updated"}  # comment and checklist writes also refresh the card's counters
 PAYLOAD_KEY = {"comment": "comment", "checklist": "item", "blockers": "blocker_ids", "attachment": "attachment",
