@@ -124,14 +124,19 @@ class StoredFileResponse(StreamingHttpResponse):
             yield chunk
 
 
-def download_response(record: StoredFile, *, private: bool = False) -> StoredFileResponse:
-    """A stored file streamed back from wherever it is stored; `private` keeps shared caches from keeping it.
-    The request's database connection goes back to the pool first: the file may take long to come."""
+def streamed(name: str, storage=None, **kwargs) -> StoredFileResponse:
+    """The stored file `name`, streamed back (FileNotFoundError if absent; Unavailable when its bucket is out of
+    reach). The request's database connection goes back to the pool first: the file may take long to come."""
     release_connection()
+    return StoredFileResponse(open_stream(name, storage), **kwargs)
+
+
+def download_response(record: StoredFile, *, private: bool = False) -> StoredFileResponse:
+    """A stored file streamed back from wherever it is stored; `private` keeps shared caches from keeping it."""
     mime_type = record.mime_type
     # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
-    response = StoredFileResponse(open_stream(record.file.name, record.file.storage),
-                                  content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    response = streamed(record.file.name, record.file.storage,
+                        content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
     response["Content-Disposition"] = content_disposition(record.original_name, inline=mime_type in INLINE_TYPES)
     response["X-Content-Type-Options"] = "nosniff"
     if mime_type != "application/pdf":
