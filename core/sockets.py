@@ -13,12 +13,10 @@ sockets, and sockets never take what requests need:
 Redis out of reach raises core.cache.CountersUnavailable, as the rate limits do.
 """
 
-import asyncio
 import logging
 import threading
 import time
 import uuid
-import weakref
 from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
@@ -26,6 +24,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from .cache import counters_reached
+from .loops import Periodic
 
 logger = logging.getLogger(__name__)
 
@@ -117,23 +116,11 @@ class UserSockets:
 USER_SOCKETS = UserSockets()
 
 
-class OpenSockets:
-    """The websockets open in this process (its event loop), and the renewal of their leases while any is."""
+class OpenSockets(Periodic):
+    """The websockets open in this process (its event loop: `items` are their leases), and the renewal of their
+    leases every LEASE_RENEW_SECONDS while any is open."""
 
-    _of_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OpenSockets]" = weakref.WeakKeyDictionary()
     count = 0  # in this process, every loop together
-
-    def __init__(self):
-        self.leases: set[Lease] = set()
-        self.task: asyncio.Task | None = None
-
-    @classmethod
-    def of_this_loop(cls) -> "OpenSockets":
-        loop = asyncio.get_running_loop()
-        sockets = cls._of_loop.get(loop)
-        if sockets is None:
-            sockets = cls._of_loop[loop] = cls()
-        return sockets
 
     @classmethod
     def process_is_full(cls) -> bool:
@@ -151,23 +138,19 @@ class OpenSockets:
         if not taken:
             OpenSockets.count -= 1
             return None
-        self.leases.add(lease)
-        if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self.renew_while_open())
+        self.add(lease)
         return lease
 
     async def close(self, lease: Lease) -> None:
         OpenSockets.count -= 1
-        self.leases.discard(lease)
+        self.discard(lease)
         try:
             await sync_to_async(USER_SOCKETS.give_back, thread_sensitive=False)(lease)
         except Exception:  # Redis out of reach: the lease ends by itself within LEASE_SECONDS
             logger.warning("the lease of a closed websocket of user %s was not given back", lease.user_id)
 
-    async def renew_while_open(self) -> None:
-        while self.leases:
-            await asyncio.sleep(LEASE_RENEW_SECONDS)
-            try:
-                await sync_to_async(USER_SOCKETS.renew, thread_sensitive=False)(list(self.leases))
-            except Exception:  # Redis out of reach: the next period tries again, within the leases' time
-                logger.warning("the leases of %s open websockets were not renewed", len(self.leases))
+    def period(self) -> float:
+        return LEASE_RENEW_SECONDS
+
+    async def tick(self) -> None:
+        await sync_to_async(USER_SOCKETS.renew, thread_sensitive=False)(list(self.items))
