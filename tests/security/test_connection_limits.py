@@ -14,11 +14,10 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from tests.factories import PASSWORD
 from tests.polling import eventually
 
 from .procfile import ProcfileServer, server_program
-from .test_server_limits import answer_of, closed_after
+from .test_server_limits import answer_of, closed_after, with_member_and_project
 
 pytestmark = pytest.mark.skipif(not server_program().exists(), reason="the Procfile's server is not installed")
 
@@ -33,11 +32,7 @@ def server(tmp_path_factory):
            "WEB_MAX_CONNECTIONS": str(IN_ALL), "WEB_MAX_CONNECTIONS_PER_ADDRESS": str(PER_ADDRESS),
            "API_RATE_LIMIT_PER_MINUTE": "100000", "API_ANON_RATE_LIMIT_PER_MINUTE": "100000"}
     with ProcfileServer(env) as server:
-        server.manage("migrate", "--no-input")
-        server.manage("createuser", "ada", "--password", PASSWORD)
-        server.token = server.manage("issuetoken", "ada")
-        server.project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, server.token)["project"]
-        yield server
+        yield with_member_and_project(server)
 
 
 def connect(server, source: str) -> socket.socket:

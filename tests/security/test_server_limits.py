@@ -25,11 +25,16 @@ def server(tmp_path_factory):
     env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "WEB_CONCURRENCY": "1",
            "WEB_HEADERS_TIMEOUT": "1", "WEB_BODY_STEP_TIMEOUT": "1"}
     with ProcfileServer(env) as server:
-        server.manage("migrate", "--no-input")
-        server.manage("createuser", "ada", "--password", PASSWORD)
-        server.token = server.manage("issuetoken", "ada")
-        server.project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, server.token)["project"]
-        yield server
+        yield with_member_and_project(server)
+
+
+def with_member_and_project(server: ProcfileServer) -> ProcfileServer:
+    """The server's database migrated, with a member (`server.token`) of one project (`server.project`)."""
+    server.manage("migrate", "--no-input")
+    server.manage("createuser", "ada", "--password", PASSWORD)
+    server.token = server.manage("issuetoken", "ada")
+    server.project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, server.token)["project"]
+    return server
 
 
 def request_head(server) -> str:
