@@ -10,12 +10,18 @@ hashed, and forty hashes at once left the cores to nobody else. So, around every
   (core.db.release_connection); what follows the hash (the session, a failure's count) takes one again;
 - at most PASSWORD_CHECKS_PER_PROCESS hashes run at once in a server process; another waits for its turn
   up to PASSWORD_CHECK_WAIT_SECONDS, then gives up with PasswordChecksBusy, which the login pages answer
-  with 429 (accounts/lockout.py), the password unchecked.
+  with 429 (accounts/lockout.py), the password unchecked;
+- the hash itself runs in one of the process's hashing threads, at a lower CPU priority (10 nice steps
+  below the process, on Linux where a thread has its own): on cores busy with requests, the requests come
+  first.
 
 The algorithm's name stays `pbkdf2_sha256`: the hashes already stored are read as before.
 """
 
+import os
+import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 
@@ -29,9 +35,28 @@ class PasswordChecksBusy(Exception):
     """No turn to hash a password came within PASSWORD_CHECK_WAIT_SECONDS."""
 
 
+HASHING_NICENESS = 10
+
+
 @cache
 def _turns(size: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(size)
+
+
+@cache
+def _hashing_threads(size: int) -> ThreadPoolExecutor:
+    """As many threads as turns: a hash that has its turn never waits for a thread."""
+    return ThreadPoolExecutor(max_workers=size, thread_name_prefix="password-hash", initializer=_give_way)
+
+
+def _give_way() -> None:
+    if sys.platform != "linux":  # elsewhere the id of a thread would name a process
+        return
+    thread = threading.get_native_id()
+    try:  # lowering one's own priority needs no privilege
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + HASHING_NICENESS))
+    except OSError:  # a sandbox that forbids it: hashes then compete as they are
+        pass
 
 
 @contextmanager
@@ -52,4 +77,5 @@ class BoundedPBKDF2PasswordHasher(hashers.PBKDF2PasswordHasher):
 
     def encode(self, password, salt, iterations=None):
         with password_check_turn():
-            return super().encode(password, salt, iterations)
+            hashing = _hashing_threads(settings.PASSWORD_CHECKS_PER_PROCESS)
+            return hashing.submit(super().encode, password, salt, iterations).result()

@@ -4,6 +4,7 @@ is checked."""
 
 import os
 import socket
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -304,16 +305,33 @@ def test_password_checks_in_flight_are_bounded_per_process(db, bounded_hasher, s
 @pytest.mark.django_db(transaction=True)
 def test_a_password_is_hashed_with_no_database_connection_held(bounded_hasher, monkeypatch):
     UserFactory(username="ada")
+    connection.ensure_connection()
+    pool = connection.pool
     held_while_hashing = []
     pbkdf2 = django_hashers.pbkdf2
 
     def watched_pbkdf2(*args, **kwargs):
-        held_while_hashing.append(connection.connection is not None)
+        stats = pool.get_stats()
+        held_while_hashing.append(stats["pool_size"] - stats["pool_available"])  # connections checked out
         return pbkdf2(*args, **kwargs)
 
     monkeypatch.setattr(django_hashers, "pbkdf2", watched_pbkdf2)
     assert Client().post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
-    assert held_while_hashing == [False]
+    assert held_while_hashing == [0]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own CPU priority is Linux's")
+def test_passwords_are_hashed_at_a_lower_cpu_priority(db, bounded_hasher, monkeypatch):
+    niceness = []
+    pbkdf2 = django_hashers.pbkdf2
+
+    def watched_pbkdf2(*args, **kwargs):
+        niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return pbkdf2(*args, **kwargs)
+
+    monkeypatch.setattr(django_hashers, "pbkdf2", watched_pbkdf2)
+    make_password("a long and winding password")
+    assert niceness == [min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)]
 
 
 # ---- Redis lost while a login is checked
