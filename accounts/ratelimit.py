@@ -11,18 +11,19 @@ runs it right after authentication, before the view reads anything); the middlew
 import logging
 
 from django.conf import settings
-from django.http import JsonResponse
 from rest_framework.throttling import BaseThrottle
 
 from core.api.busy import BUSY, RETRY_SOON
+from core.api.errors import error_response
 from core.api.paths import is_api
 from core.cache import CountersUnavailable
-from core.ratelimit import Quota, charge, client_bucket
+from core.ratelimit import Quota, charge, client_bucket, uncharge
 
 from .models import ApiToken
 from .services import BEARER
 
 LIMITED = "rate limit exceeded"
+QUOTA = "tracker.rate_quota"  # the request's META key of an authenticated request's Quota
 logger = logging.getLogger(__name__)
 
 
@@ -37,7 +38,8 @@ class CredentialThrottle(BaseThrottle):
         if not user.is_authenticated:
             return True
         self.quota = charge_credential(user, request.auth if isinstance(request.auth, ApiToken) else None)
-        request._request.rate_quota = self.quota
+        # For the middleware's headers: DRF's request shares its META with Django's, which the middleware holds.
+        request.META[QUOTA] = self.quota
         return not self.quota.exceeded
 
     def wait(self) -> int:
@@ -73,20 +75,24 @@ class ApiRateLimitMiddleware:
             return self.counted(request)
         except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT: nothing was done
             logger.warning("Redis did not count a request to %s", request.path)
-            return JsonResponse({"error": BUSY}, status=503, headers=RETRY_SOON)
+            return error_response(BUSY, status=503, headers=RETRY_SOON)
 
     def counted(self, request):
         quota = None
         if not may_carry_credential(request):
             quota = charge_address(client_bucket(request))  # certainly anonymous: counted before any work
             if quota.exceeded:
-                return stamped(JsonResponse({"error": LIMITED}, status=429), quota)
+                return stamped(error_response(LIMITED, status=429), quota)
         response = self.get_response(request)
-        quota = quota or getattr(request, "rate_quota", None)
+        quota = quota or request.META.get(QUOTA)
         if quota is None:  # a credential that did not authenticate, or a route that takes none
             quota = charge_address(client_bucket(request))
             if quota.exceeded:
-                response = JsonResponse({"error": LIMITED}, status=429)
+                response = error_response(LIMITED, status=429)
+        elif response.status_code == 304:
+            # A conditional read answered "not modified" does not count (decisions.md, "Conditional requests"):
+            # it was counted before the view ran, as every request is, and is given back now.
+            quota = uncharge(quota)
         return stamped(response, quota)
 
 

@@ -9,6 +9,8 @@ no cross-site websocket hijacking; a browser always sends Origin on a websocket,
 session). A bearer token is never attached by a browser on its own, so it needs no Origin check.
 """
 
+import json
+
 from asgiref.sync import sync_to_async
 from channels.auth import get_user
 from channels.db import database_sync_to_async
@@ -17,7 +19,8 @@ from channels.sessions import SessionMiddlewareStack
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
-from core.api.busy import BUSY, RETRY_SOON, refusal_json
+from core.api.busy import BUSY, RETRY_SOON
+from core.api.errors import error_body
 from core.cache import CountersUnavailable
 from core.ratelimit import Quota, address_bucket
 from core.sockets import OpenSockets
@@ -103,7 +106,8 @@ async def refuse_handshake(receive, send, scope, status: int = 403, error: str =
         fields = [(b"content-type", b"application/json")]
         fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
         await send({"type": "websocket.http.response.start", "status": status, "headers": fields})
-        return await send({"type": "websocket.http.response.body", "body": refusal_json(status, error)})
+        return await send({"type": "websocket.http.response.body",
+                           "body": json.dumps(error_body(error, status=status)).encode()})
     if close_code is not None:
         await send({"type": "websocket.accept"})
         return await send({"type": "websocket.close", "code": close_code})

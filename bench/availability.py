@@ -35,7 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.figures import REDIS_URL, SERVER_URL, SMALL, SUFFIX  # noqa: E402
+from bench.figures import REDIS_URL, SMALL  # noqa: E402
+from bench.figures import database_url as bench_database  # noqa: E402
 from bench.ws_fanout import database_url, workers_rss_kib  # noqa: E402
 from tests.realtime.servers import Beside  # noqa: E402
 from tests.security.procfile import ProcfileServer  # noqa: E402
@@ -50,7 +51,7 @@ def an_address() -> str:
 @contextmanager
 def attacked_server(**env: str):
     """The Procfile's server on a database of its own, with a member ('ordinary') and their token."""
-    os.environ.setdefault("DATABASE_URL", "" if SMALL else f"{SERVER_URL}/tracker_bench_availability{SUFFIX}")
+    os.environ.setdefault("DATABASE_URL", "" if SMALL else bench_database("availability"))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the attacks' sockets, and the server's
     with tempfile.TemporaryDirectory() as directory:

@@ -1,22 +1,21 @@
-"""Webhook deliveries: how many per second the Procfile's worker sends to a local receiver, and the time from
-a write's commit to the receiver's first byte.
+"""Webhook deliveries: how many per second one Procfile worker process sends to a fast local receiver, and the time
+from a write's commit to the receiver's first byte with 100 endpoints.
 
-The receiver runs in a process of its own and stamps the first byte of each request with the wall clock; the
-writer stamps the commit (its first on-commit callback, before the hand-out's). BENCH_SMALL=1: SQLite and the
-web process's own threads instead of Celery on Redis.
+The receiver (asyncio, in a process of its own) answers 204 at once and stamps the first byte of each request with
+the wall clock; the writer stamps the commit (its first on-commit callback, before the hand-out's). Endpoints are
+paths of that one receiver (`/hooks/N`), so that each is an endpoint of its own to the sender. BENCH_SMALL=1:
+SQLite and the web process's own sender instead of Celery on Redis.
 """
 
-import http.client
+import asyncio
 import json
 import multiprocessing
 import os
 import queue
 import socket
-import socketserver
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -25,26 +24,29 @@ ANSWER = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n
 
 
 def serve(port: int, arrivals) -> None:
-    """The receiver's process: answers 204 to every POST and puts (seq, first byte's time) on `arrivals`."""
+    """The receiver's process: answers 204 to every POST and puts (path, seq, first byte's time) on `arrivals`."""
 
-    class Handler(socketserver.BaseRequestHandler):
-        def handle(self):
-            data = self.request.recv(65536)
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
             first_byte = time.time()
-            while b"\r\n\r\n" not in data:
-                data += self.request.recv(65536)
-            head, body = data.split(b"\r\n\r\n", 1)
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length:"))
-            while len(body) < length:
-                body += self.request.recv(65536)
-            self.request.sendall(ANSWER)
-            arrivals.put((json.loads(body).get("seq"), first_byte))
+            lines = head.split(b"\r\n")
+            length = next(int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length:"))
+            body = await reader.readexactly(length)
+            writer.write(ANSWER)
+            await writer.drain()
+            arrivals.put((lines[0].split(b" ")[1].decode(), json.loads(body).get("seq"), first_byte))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
 
-    socketserver.ThreadingTCPServer.allow_reuse_address = True
-    with socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler) as server:
-        server.daemon_threads = True
-        server.serve_forever(poll_interval=0.05)
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024, reuse_address=True)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
 
 
 class ReceiverProcess:
@@ -64,22 +66,24 @@ class ReceiverProcess:
             except OSError:
                 assert time.monotonic() < deadline, "the receiver did not start"
                 time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}/hooks"
         return self
+
+    def url(self, endpoint: int) -> str:
+        return f"http://127.0.0.1:{self.port}/hooks/{endpoint}"
 
     def __exit__(self, *exc_info) -> None:
         self.process.kill()
         self.process.join()
 
-    def collect(self, seqs: set, timeout: float) -> dict:
-        """{seq: first byte's time} for each of `seqs`, as they arrive."""
+    def collect(self, expected: set, timeout: float) -> dict:
+        """{(path, seq): first byte's time} for each of `expected`, as they arrive."""
         seen, deadline = {}, time.monotonic() + timeout
-        while not seqs <= seen.keys():
+        while not expected <= seen.keys():
             try:
-                seq, first_byte = self.arrivals.get(timeout=max(deadline - time.monotonic(), 0.01))
+                path, seq, first_byte = self.arrivals.get(timeout=max(deadline - time.monotonic(), 0.01))
             except queue.Empty:
-                raise AssertionError(f"{len(seqs - seen.keys())} of {len(seqs)} deliveries missing") from None
-            seen.setdefault(seq, first_byte)
+                raise AssertionError(f"{len(expected - seen.keys())} of {len(expected)} deliveries missing") from None
+            seen.setdefault((path, seq), first_byte)
         return seen
 
 
@@ -100,14 +104,19 @@ class Worker:
             time.sleep(0.1)
         return self
 
+    def cpu_seconds(self) -> float:
+        """The worker's CPU time so far (user and system), from /proc."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def __exit__(self, *exc_info) -> None:
         os.killpg(self.process.pid, 15)
         self.process.wait(timeout=30)
         self.log.close()
 
 
-def stamped_creation(project, actor, title: str, commits: dict) -> None:
-    """A ticket created (one event, numbered in its transaction), its commit's time kept by seq."""
+def stamped_creation(project, actor, title: str) -> tuple[int, float]:
+    """A ticket created (one event, numbered in its transaction): its seq and its commit's time."""
     from django.db import transaction
 
     from projects.models import Project
@@ -117,7 +126,7 @@ def stamped_creation(project, actor, title: str, commits: dict) -> None:
     with transaction.atomic():
         transaction.on_commit(lambda: moment.setdefault("at", time.time()))  # first: before the hand-out
         create_ticket(project=project, actor=actor, title=title)
-    commits[Project.objects.values_list("board_seq", flat=True).get(pk=project.pk)] = moment["at"]
+    return Project.objects.values_list("board_seq", flat=True).get(pk=project.pk), moment["at"]
 
 
 def tagged_burst(project, actor, count: int) -> tuple[set, float]:
@@ -142,61 +151,74 @@ def tagged_burst(project, actor, count: int) -> tuple[set, float]:
     return set(range(before + 1, before + count + 1)), moment["at"]
 
 
-def plain_posts_per_second(url: str, count: int, threads: int = 8) -> float:
-    """The receiver's own pace: the same kind of POST, sent by `threads` threads, unsigned and unchecked."""
-    body = json.dumps({"event": "ticket.updated", "seq": None, "ticket": {"title": "x" * 400}}).encode()
-    host, port = url.split("/")[2].split(":")
-
-    def send(share: int) -> None:
-        for _ in range(share):
-            connection = http.client.HTTPConnection(host, int(port), timeout=10)
-            connection.request("POST", "/hooks", body=body, headers={"Content-Type": "application/json"})
-            connection.getresponse().read()
-            connection.close()
-
-    started = time.perf_counter()
-    workers = [threading.Thread(target=send, args=(count // threads,)) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return count // threads * threads / (time.perf_counter() - started)
-
-
 def percentile(values: list[float], share: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(share * 100) - 1]
 
 
-def run(*, small: bool, database_url: str, redis_url: str) -> dict:
-    """Lone events one after another (commit → first byte of each), then one burst (deliveries per second)."""
-    from accounts.models import User
+def projects_with_endpoints(actor, receiver: ReceiverProcess, endpoints: int) -> list[tuple[object, range]]:
+    """Projects holding `endpoints` endpoints between them (at most 20 each, MAX_WEBHOOKS_PER_PROJECT): each
+    project with the range of endpoint numbers it has."""
     from projects.services import create_project
-    from webhooks import local
-    from webhooks.services import create_webhook
+    from webhooks.services import MAX_WEBHOOKS_PER_PROJECT, create_webhook
 
-    sequential, burst = (20, 50) if small else (300, 2000)
+    projects = []
+    for start in range(0, endpoints, MAX_WEBHOOKS_PER_PROJECT):
+        project = create_project(owner=actor, name=f"Webhooks {time.time():.0f} {start}", prefix="WH")
+        numbers = range(start, min(start + MAX_WEBHOOKS_PER_PROJECT, endpoints))
+        for endpoint in numbers:
+            create_webhook(project=project, actor=actor, url=receiver.url(endpoint), events=["*"])
+        projects.append((project, numbers))
+    return projects
+
+
+def burst_rate(actor, receiver: ReceiverProcess, *, events: int, endpoints: int, worker: Worker | None) -> dict:
+    """Deliveries per second of `events` committed at once, each to `endpoints` endpoints; and the worker's CPU
+    per delivery."""
+    [(project, _)] = projects_with_endpoints(actor, receiver, endpoints)
+    cpu_before = worker.cpu_seconds() if worker else 0.0
+    seqs, committed = tagged_burst(project, actor, events)
+    arrivals = receiver.collect({(f"/hooks/{n}", seq) for seq in seqs for n in range(endpoints)}, timeout=300)
+    deliveries = events * endpoints
+    cpu_ms = (worker.cpu_seconds() - cpu_before) * 1000 / deliveries if worker else None
+    return {"per_second": deliveries / (max(arrivals.values()) - committed), "deliveries": deliveries,
+            "cpu_ms": cpu_ms}
+
+
+def lone_latencies(actor, receiver: ReceiverProcess, *, rounds: int, endpoints: int) -> list[float]:
+    """Commit → first byte (ms) of every delivery of `rounds` rounds of events: in each, one ticket created in
+    each project (to its endpoints), the next round once every endpoint had its message."""
+    projects = projects_with_endpoints(actor, receiver, endpoints)
+    latencies = []
+    for n in range(rounds):
+        commits = {}
+        for project, numbers in projects:
+            seq, committed = stamped_creation(project, actor, f"Lone {n}")
+            commits.update({(f"/hooks/{e}", seq): committed for e in numbers})
+        arrivals = receiver.collect(set(commits), timeout=60)
+        latencies += [(arrivals[key] - committed) * 1000 for key, committed in commits.items()]
+    return latencies
+
+
+def run(*, small: bool, database_url: str, redis_url: str) -> dict:
+    from accounts.models import User
+    from webhooks import sender
+
+    burst, wide_burst, lone = (50, 20, 5) if small else (3000, 300, 30)
     env = {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",
            "DATABASE_POOL_MAX_SIZE": "8"}
     actor = User.objects.filter(username="bench-webhooks").first() or User.objects.create(
         username="bench-webhooks", name="Bench")
-    project = create_project(owner=actor, name=f"Webhooks {time.time():.0f}", prefix="WH")
-    latencies = []
     with ReceiverProcess() as receiver:
-        create_webhook(project=project, actor=actor, url=receiver.url, events=["*"])
         worker = None if small else Worker(env).__enter__()
         try:
-            commits = {}
-            for n in range(sequential):
-                stamped_creation(project, actor, f"Lone {n}", commits)
-                seq = max(commits)
-                latencies.append((receiver.collect({seq}, timeout=30)[seq] - commits[seq]) * 1000)
-            seqs, committed = tagged_burst(project, actor, burst)
-            arrivals = receiver.collect(seqs, timeout=120)
-            per_second = burst / (max(arrivals.values()) - committed)
-            baseline = plain_posts_per_second(receiver.url, burst)
+            one = burst_rate(actor, receiver, events=burst, endpoints=1, worker=worker)
+            ten = burst_rate(actor, receiver, events=wide_burst, endpoints=10, worker=worker)
+            alone = lone_latencies(actor, receiver, rounds=lone, endpoints=1)
+            hundred = lone_latencies(actor, receiver, rounds=lone, endpoints=100)
         finally:
             if worker is not None:
                 worker.__exit__(None, None, None)
-            local.stop()
-    return {"per_second": per_second, "baseline": baseline, "p50": percentile(latencies, 0.5),
-            "p99": percentile(latencies, 0.99), "burst": burst, "sequential": sequential}
+            sender.stop()
+    return {"one": one, "ten": ten, "lone": lone,
+            "alone_p50": percentile(alone, 0.5), "alone_p99": percentile(alone, 0.99),
+            "p50": percentile(hundred, 0.5), "p99": percentile(hundred, 0.99)}

@@ -19,12 +19,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from accounts.websocket import websocket_auth_stack  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from core.body_limit import BodySizeLimit  # noqa: E402
+from core.live import ServingLoop  # noqa: E402
 from core.metrics import MetricsEndpoint  # noqa: E402
 from core.request_id import RequestIdMiddleware  # noqa: E402
 
 application = RequestIdMiddleware(MetricsEndpoint(ProtocolTypeRouter(
     {
-        "http": BodySizeLimit(django_asgi_app),
+        "http": ServingLoop(BodySizeLimit(django_asgi_app)),
         "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),
     }
 )))

@@ -3,11 +3,10 @@ application (config/application.py), and what a serving process sets up once it 
 
 from config.application import application
 from config.collector import tune_for_serving
-from core import background
-from webhooks.dispatch import start_in_server
+from core import background, readiness
 
 __all__ = ["application"]
 
+readiness.refuse_a_pooler_that_drops_prepared_statements()
 tune_for_serving()
-start_in_server()
 background.start_in_server()

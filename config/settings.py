@@ -183,28 +183,29 @@ CHANNEL_LAYERS = channel_layers(REDIS_URL)
 EVENT_RETENTION_DAYS = int(os.environ.get("EVENT_RETENTION_DAYS") or 14)
 
 
-# ---- Webhooks (README "Webhooks") ---------------------------------------------------------------
-# Deliveries run on Celery workers (the Procfile's worker: line) when a broker is configured, which
-# REDIS_URL is by default; without one, on threads of the web process (webhooks/local.py).
+# ---- Background work (core/background.py) and webhooks (README "Webhooks") ------------------------------
+# Celery workers (the Procfile's worker: line) when a broker is configured, which REDIS_URL is by default;
+# without one, the web process's own threads.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds no more tasks than it runs: a killed one loses few
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# The sweep (webhooks.tasks.sweep) hands out due retries and lost deliveries; it is safe to run in every
-# worker at once, so each worker's embedded beat (--beat) keeps its schedule in memory, not in a file.
+# Every periodic task is safe to run in every worker at once, so each worker's embedded beat (--beat) keeps its
+# schedule in memory, not in a file.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
-# Every kind of background work but webhooks (core/background.py): the periodic tasks, by name, every so many
-# seconds; the workers' beat runs them, and without workers the web process's runner does.
+# The periodic tasks, by name, every so many seconds; the workers' beat runs them, and without workers the web
+# process's runner does.
 BACKGROUND_SCHEDULE: dict[str, float] = {
+    "webhooks.tasks.sweep": WEBHOOK_SWEEP_SECONDS,  # due retries, lost hand-outs, pruning, the backlog's gauges
     "transfers.tasks.sweep": env_number("TRANSFER_SWEEP_SECONDS", 15.0, float),
 }
+# Long-lived parts of background work, started with the process that does it (a worker, or the web process
+# without workers): modules with start() and stop().
+BACKGROUND_SERVICES = ["webhooks.sender"]
 BACKGROUND_THREADS = env_number("BACKGROUND_THREADS", 4)  # the web process's, without workers
-CELERY_BEAT_SCHEDULE = {
-    "webhooks-sweep": {"task": "webhooks.tasks.sweep", "schedule": WEBHOOK_SWEEP_SECONDS},
-    **{name: {"task": name, "schedule": seconds} for name, seconds in BACKGROUND_SCHEDULE.items()},
-}
+CELERY_BEAT_SCHEDULE = {name: {"task": name, "schedule": seconds} for name, seconds in BACKGROUND_SCHEDULE.items()}
 # Seconds before each retry of a failed delivery; after the last one it is `failed`.
 WEBHOOK_RETRY_SCHEDULE = [int(delay) for delay in env_list("WEBHOOK_RETRY_SCHEDULE",
                                                            ["5", "300", "1800", "7200", "18000", "36000", "36000"])]
@@ -214,10 +215,14 @@ WEBHOOK_TIMEOUT_SECONDS = env_number("WEBHOOK_TIMEOUT_SECONDS", 10.0, float)  # 
 # A delivery handed to a worker, or claimed by one, that has not finished after this long is presumed
 # lost (the worker died) and handed out again; it must exceed WEBHOOK_TIMEOUT_SECONDS.
 WEBHOOK_LOST_AFTER_SECONDS = env_number("WEBHOOK_LOST_AFTER_SECONDS", 60.0, float)
-# At most this many attempts in flight per endpoint: a hung endpoint holds no more workers than that.
+# Attempts in flight at once in each sending process: per endpoint, those that have taken over a second (all of
+# them once its last attempt failed), the others of its messages waiting their turn; and in all (each holds a
+# socket: the open-files limit must exceed it).
 WEBHOOK_ENDPOINT_CONCURRENCY = env_number("WEBHOOK_ENDPOINT_CONCURRENCY", 4)
-WEBHOOK_THREADS = env_number("WEBHOOK_THREADS", 8)  # deliveries in the web process, without a broker
+WEBHOOK_MAX_IN_FLIGHT = env_number("WEBHOOK_MAX_IN_FLIGHT", 10_000)
 WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float)
+# Finished deliveries older than this are removed by the sweep.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env_number("WEBHOOK_DELIVERY_RETENTION_DAYS", 30.0, float)
 if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 
@@ -258,8 +263,8 @@ CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
 CORS_URLS_REGEX = r"^/api/"
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "POST"]
-CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match"]
-CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed",
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "if-match", "if-none-match", "x-request-id"]
+CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After", "Idempotent-Replayed", "X-Request-ID",
                        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 # Requests per minute (accounts/ratelimit.py): per credential (a token, a session), per user whatever
@@ -409,7 +414,8 @@ SPECTACULAR_SETTINGS = {
     # Two fields named `type` (ticket, notification): each enumeration named for what it types.
     "ENUM_NAME_OVERRIDES": {"TicketTypeEnum": "tickets.models.TicketType",
                             "NotificationTypeEnum": "notifications.models.NotificationType",
-                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus"},
+                            "DeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+                            "ErrorCodeEnum": "core.api.errors.ALL_CODES"},
 }
 
 # GET /metrics (core/metrics.py): behind its own bearer token and/or only from these addresses (comma list of

@@ -9,12 +9,14 @@ from accounts.lockout import rate_limited_login
 from accounts.views import closing_session_sockets
 from core import health
 from core.api import views as api_errors
+from core.api.markdown import MarkdownViewSet
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so pages need no inline script (CSP).
     path("schema/swagger-ui/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
     path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
+    path("markdown", MarkdownViewSet.as_view({"post": "render"}), name="markdown-render"),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
     path("", include("timetracking.urls")),
@@ -40,6 +42,7 @@ urlpatterns = [
     path("admin/logout/", closing_session_sockets(admin.site.logout)),
     path("admin/", admin.site.urls),
     path("", include("tickets.page_urls")),
+    path("", include("projects.page_urls")),
     path("", include("docs_area.page_urls")),
     path("", include("accounts.urls")),
 ]

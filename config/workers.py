@@ -40,6 +40,7 @@ checks what it does, and fails by name when an upgrade changes one):
 import asyncio
 import functools
 import ipaddress
+import json
 import logging
 import os
 import resource
@@ -50,7 +51,8 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn_worker import UvicornWorker
 
-from core.api.busy import refusal_json
+from core.api.busy import BUSY
+from core.api.errors import error_body
 from core.ratelimit import address_bucket
 
 
@@ -93,7 +95,7 @@ def head_size(request: h11.Request) -> int:
 
 def refusing_app(status: int, message: str):
     """The ASGI application that answers every request of a refused connection, and asks for its close."""
-    body = refusal_json(status, message)
+    body = json.dumps(error_body(message, status=status)).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"retry-after", b"1"), (b"connection", b"close")]
 
@@ -106,7 +108,7 @@ def refusing_app(status: int, message: str):
 
 
 OVER_ADDRESS_LIMIT = refusing_app(429, "too many connections from your address")
-WORKER_FULL = refusing_app(503, "the service is busy, try again shortly")
+WORKER_FULL = refusing_app(503, BUSY)
 
 
 class ConnectionCounts:

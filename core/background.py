@@ -5,6 +5,11 @@ web process's own threads, so that `make run` alone does everything.
 Work travels as a Celery task and the ids it needs: the rows say the rest. A task must be safe to run twice, and
 each kind has a periodic sweep (BACKGROUND_SCHEDULE: the workers' beat runs it, or this runner) that picks up work
 whose hand-out was lost with a process.
+
+Some work waits rather than computes, and is better done by one long-lived part of the process than by a thread
+per task: BACKGROUND_SERVICES names them (modules with start() and stop(), e.g. the webhook sender, an event loop
+of its own), started with whichever process does background work (a worker as it gets ready, config/celery.py; a
+server without workers as it starts) and stopped with it; a task may also start one at its first use.
 """
 
 import heapq
@@ -142,7 +147,20 @@ def stop_local_runner() -> None:
 
 def start_in_server() -> None:
     """Run once by a server process as it loads the application (config/asgi.py). Without workers the process
-    does the background work itself: its schedule starts now, not at the first hand-out, so that work left by a
-    previous run is taken up with no new event."""
+    does the background work itself: its schedule and services start now, not at the first hand-out, so that work
+    left by a previous run is taken up with no new event."""
     if not uses_workers():
         local_runner()
+        start_services()
+
+
+def start_services() -> None:
+    """Start each of BACKGROUND_SERVICES (one already running goes on)."""
+    for name in settings.BACKGROUND_SERVICES:
+        import_string(f"{name}.start")()
+
+
+def stop_services() -> None:
+    """Stop each of BACKGROUND_SERVICES that runs, the last started first."""
+    for name in reversed(settings.BACKGROUND_SERVICES):
+        import_string(f"{name}.stop")()

@@ -21,8 +21,9 @@ from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
-from django.http import JsonResponse
 from django.urls import Resolver404, resolve
+
+from core.api.errors import error_response
 
 REFUSED = "tracker.body_refused"  # scope key: the limit the body went over
 
@@ -132,5 +133,5 @@ class RefuseOversizedBody:
     def __call__(self, request):
         limit = getattr(request, "scope", {}).get(REFUSED)
         if limit is not None:
-            return JsonResponse({"error": f"request body too large: at most {limit} bytes here"}, status=413)
+            return error_response(f"request body too large: at most {limit} bytes here", status=413)
         return self.get_response(request)

@@ -1,4 +1,8 @@
-"""The domain's own errors: raised by services and selectors, rendered by the API's handler (core/api)."""
+"""The domain's own errors: raised by services and selectors, rendered by the API's handler (a rule refused:
+422; a service the request needs out of reach: 503); and the instruction a write gives its caller when it must
+lock rows in another order."""
+
+from collections.abc import Callable
 
 
 class RuleViolation(Exception):
@@ -9,6 +13,16 @@ class RuleViolation(Exception):
         self.message = message
         self.field = field
         self.extra = extra
+
+
+class LockFirst(Exception):
+    """A write given rows its caller locked needs other rows locked before them (rows are locked in one order
+    by every write, so that none waits for another in a circle): the caller rolls its transaction back and runs
+    the write again in a new one, calling `lock()` first."""
+
+    def __init__(self, lock: Callable[[], object]):
+        super().__init__()
+        self.lock = lock
 
 
 class Unavailable(Exception):

@@ -30,7 +30,12 @@ class Event(StrEnum):
     DOCS_ARTICLE_DELETED = "docs.article.deleted"
     DOCS_FOLDER_CHANGED = "docs.folder.changed"
     TAG_CREATED = "tag.created"
+    TAG_UPDATED = "tag.updated"
     TAG_DELETED = "tag.deleted"
+    STATUS_CREATED = "status.created"
+    STATUS_UPDATED = "status.updated"
+    STATUS_DELETED = "status.deleted"
+    STATUSES_SORTED = "statuses.sorted"
     # The end of an import (transfers): one frame for all it wrote, which sent none of its own.
     PROJECT_IMPORTED = "project.imported"
     # Not an event of the log: the board socket's answer to a viewer it cannot bring up to date.

@@ -1,9 +1,9 @@
 """Idempotency-Key on POST (decisions.md, "API conventions for integrators"; Stripe's and the IETF draft's
 semantics): a retried request gets the answer of the first one again instead of acting twice.
 
-The base view (core/api/base.py) claims the caller's key once the caller's access is checked (a caller who lost
-it meanwhile is refused as any other, never replayed an answer), before the handler runs, and keeps the answer
-once it is rendered. The claim is one INSERT that commits on its own: API views run in
+The base view (core/api/base.py) claims the caller's key once the caller is known, before the handler runs,
+and keeps the answer once it is rendered; it replays a kept answer only once the caller's access is checked
+again (a caller who has lost it meanwhile is refused as any other). The claim is one INSERT that commits on its own: API views run in
 autocommit (the services own their transactions), so a second process serving the same key at once finds
 the row of whichever came first, thanks to the unique (caller, key) constraint, and answers 409 while the
 first is served, then the kept answer.
@@ -19,6 +19,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework import exceptions
 
+from .api.errors import IDEMPOTENCY_CONFLICT
 from .models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
@@ -49,6 +50,7 @@ class KeyReused(exceptions.APIException):
 class KeyInFlight(exceptions.APIException):
     status_code = 409
     default_detail = f"a request with this {HEADER} is still being served: retry later"
+    error_code = IDEMPOTENCY_CONFLICT
     wait = 1  # Retry-After, set by DRF's exception handler
 
 

@@ -11,9 +11,9 @@ any client could send. IPv6 clients count per /64, the block one subscriber usua
 
 import ipaddress
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .cache import increment
+from .cache import decrement, increment
 
 WINDOW_SECONDS = 60
 
@@ -23,6 +23,7 @@ class Quota:
     limit: int
     count: int
     reset_at: int  # Unix time at which the window ends
+    keys: tuple[str, ...] = ()  # the counters the request was counted in
 
     @property
     def exceeded(self) -> bool:
@@ -52,9 +53,16 @@ def charge(*limits: tuple[str, int]) -> Quota:
 def charge_each(*limits: tuple[str, int]) -> list[Quota]:
     """Count one request in each (bucket, limit per minute), in one round trip; the quota of each, in order."""
     window = int(time.time()) // WINDOW_SECONDS
-    counts = increment([f"ratelimit:{bucket}:{window}" for bucket, _ in limits], WINDOW_SECONDS)
-    return [Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS)
+    keys = tuple(f"ratelimit:{bucket}:{window}" for bucket, _ in limits)
+    counts = increment(list(keys), WINDOW_SECONDS)
+    return [Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS, keys=keys)
             for (_, limit), count in zip(limits, counts, strict=True)]
+
+
+def uncharge(quota: Quota) -> Quota:
+    """Give back the request counted in `quota`'s counters (an answer that does not count); the quota now."""
+    decrement(list(quota.keys), WINDOW_SECONDS)
+    return replace(quota, count=quota.count - 1)
 
 
 def client_bucket(request) -> str:

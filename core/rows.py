@@ -22,6 +22,16 @@ def found(rows: QuerySet, missing: str) -> Model:
     return row
 
 
+def changed(rows: QuerySet, pk: int, missing: str, changes: dict) -> Model:
+    """Row `pk` of `rows` read again under its lock (see locked) with `changes` saved: those fields only."""
+    row = locked(rows, pk, missing)
+    for field, value in changes.items():
+        setattr(row, field, value)
+    if changes:
+        row.save(update_fields=list(changes))
+    return row
+
+
 def locked(rows: QuerySet, pk: int, missing: str) -> Model:
     """Row `pk` of `rows` read again under a lock of that row alone, so that concurrent writes to it queue
     instead of overwriting each other: the committed row, or a 404 when it is gone meanwhile.

@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.cache import cache
 
-from .cache import counters_reached
+from .cache import cache_key, counters_reached, redis_client
 from .loops import Periodic
 
 logger = logging.getLogger(__name__)
@@ -49,17 +48,8 @@ class Lease:
     socket_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
-def _redis():
-    """The raw Redis client of the cache, or None when the cache is this process's memory."""
-    if getattr(cache, "client", None) is None:  # django-redis' cache has one; `cache` is a proxy
-        return None
-    from django_redis import get_redis_connection
-
-    return get_redis_connection("default")
-
-
 def _key(user_id: int) -> str:
-    return cache.make_key(f"sockets:user:{user_id}")
+    return cache_key(f"sockets:user:{user_id}")
 
 
 class UserSockets:
@@ -72,7 +62,7 @@ class UserSockets:
     def take(self, lease: Lease) -> bool:
         """Whether the user may open one more socket; if so it is counted."""
         limit = settings.WS_MAX_PER_USER
-        redis = _redis()
+        redis = redis_client()
         if redis is None:
             with self._lock:
                 held = self._local.setdefault(lease.user_id, set())
@@ -86,7 +76,7 @@ class UserSockets:
                 keys=[_key(lease.user_id)], args=[now, now + LEASE_SECONDS, limit, lease.socket_id]))
 
     def give_back(self, lease: Lease) -> None:
-        redis = _redis()
+        redis = redis_client()
         if redis is None:
             with self._lock:
                 held = self._local.get(lease.user_id, set())
@@ -98,7 +88,7 @@ class UserSockets:
             redis.zrem(_key(lease.user_id), lease.socket_id)
 
     def renew(self, leases: list[Lease]) -> None:
-        redis = _redis()
+        redis = redis_client()
         if redis is None or not leases:
             return
         pipeline = redis.pipeline(transaction=False)

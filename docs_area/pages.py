@@ -1,4 +1,6 @@
-"""The documentation pages for a browser logged in with a session: the folder tree beside an article."""
+"""The documentation pages for a browser logged in with a session: the folder tree beside an article, and the
+controls to write (new folder, new article, edit, comment, upload) for the roles the API lets write; the page's
+script (static/js/docs.js) calls the same API."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -8,8 +10,11 @@ from django.utils.safestring import mark_safe
 from core.markdown import render_markdown
 from projects import selectors as project_selectors
 from projects.models import Membership
+from projects.permissions import admits
 
 from . import selectors
+from .models import Folder
+from .views import ArticleViewSet
 
 
 def _docs_membership(request, project_id: int) -> Membership:
@@ -21,9 +26,13 @@ def _docs_membership(request, project_id: int) -> Membership:
 
 
 def _page(request, membership: Membership, **context):
+    project = membership.project
     return render(request, "docs_area/docs.html", {
-        "project": membership.project, "role": membership.role,
-        "tree": selectors.tree_outline(project=membership.project), **context})
+        "project": project, "role": membership.role,
+        # The API's own role table: the page shows the controls of what the API lets this member do.
+        "can_write": admits(ArticleViewSet.required_roles["create"], membership),
+        "folders": Folder.objects.live().filter(project=project).order_by("title", "id").only("id", "title"),
+        "tree": selectors.tree_outline(project=project), **context})
 
 
 @login_required
@@ -42,5 +51,7 @@ def article_page(request, project_id: int, article_id: int):
         body=mark_safe(render_markdown(article.content)),
         breadcrumbs=selectors.breadcrumbs(project_id=article.project_id, folder_id=article.folder_id),
         attachments=selectors.article_attachments(article=article),
-        comments=selectors.article_comments(article=article),
+        # Safe to mark, as the body: sanitized by render_markdown.
+        comments=[(comment, mark_safe(render_markdown(comment.message)))
+                  for comment in selectors.article_comments(article=article)],
     )

@@ -2,6 +2,7 @@
 
 from django.db.models import QuerySet
 
+from core.time import timestamp
 from projects.models import Project
 
 from .models import ProjectEvent
@@ -15,8 +16,14 @@ def events_after(*, project_id: int, after: int, limit: int) -> QuerySet[Project
 
 def frames_between(*, project_id: int, after: int, upto: int) -> list[dict]:
     """The kept frames with `after` < seq < `upto`, in order."""
-    return list(ProjectEvent.objects.filter(project_id=project_id, seq__gt=after, seq__lt=upto)
-                .order_by("seq").values_list("payload", flat=True))
+    return [kept_frame(payload, created_at) for payload, created_at in
+            ProjectEvent.objects.filter(project_id=project_id, seq__gt=after, seq__lt=upto)
+            .order_by("seq").values_list("payload", "created_at")]
+
+
+def kept_frame(payload: dict, created_at) -> dict:
+    """A kept frame as it was sent; one kept before frames carried `occurred_at` gets its row's time, the same."""
+    return payload if "occurred_at" in payload else {**payload, "occurred_at": timestamp(created_at)}
 
 
 def latest_seq(*, project_id: int) -> int:

@@ -22,6 +22,8 @@ class EventOutput(serializers.Serializer):
     project_id = serializers.IntegerField()
     seq = serializers.IntegerField()
     actor = ActorOutput()
+    occurred_at = serializers.DateTimeField(format=TIMESTAMP_FORMAT, help_text="When the event happened: the same "
+                                            "on the board socket, here and in webhook messages")
     created_at = serializers.DateTimeField(format=TIMESTAMP_FORMAT)
 
 

@@ -15,6 +15,7 @@ class EventFeedViewSet(ProjectScopedViewSet):
     """The project's event log for clients that poll instead of holding the board socket."""
 
     required_roles = {"list": Role.VIEWER}
+    query_parameters = {"list": EventFeedInput}
 
     @extend_schema(parameters=[EventFeedInput], responses={200: EventFeedOutput, **error_responses(401, 404, 422)})
     def list(self, request, project_id):
@@ -24,7 +25,8 @@ class EventFeedViewSet(ProjectScopedViewSet):
         rows = list(selectors.events_after(project_id=self.project.pk, after=query["after"], limit=query["limit"] + 1))
         page = rows[:query["limit"]]
         return Response({
-            "events": [{**row.payload, "created_at": timestamp(row.created_at)} for row in page],
+            "events": [{**selectors.kept_frame(row.payload, row.created_at), "created_at": timestamp(row.created_at)}
+                       for row in page],
             "next_after": page[-1].seq if page else query["after"],
             "has_more": len(rows) > query["limit"],
         })

@@ -1,6 +1,6 @@
 """Reads of notifications. A user sees only those of projects they are still a member of."""
 
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from accounts.models import User
@@ -31,10 +31,14 @@ def unread_count(*, user: User) -> int:
     return visible_notifications().filter(user=user, read_at__isnull=True).count()
 
 
-def unread_counts(*, user_ids: set[int]) -> dict[int, int]:
-    """unread_count of several users in one grouped query; a user without unread ones is left out."""
-    return dict(visible_notifications().filter(user_id__in=user_ids, read_at__isnull=True)
-                .order_by().values("user_id").annotate(count=Count("id")).values_list("user_id", "count"))
+def members_with_unread_counts(*, project_id: int, user_ids: set[int], usernames: set[str]) -> list[tuple]:
+    """(user id, username, unread count) of the project's members among `user_ids` and `usernames`: the
+    recipients a notification may go to, read in one statement with what its live frame tells them."""
+    unread = (visible_notifications().filter(user_id=OuterRef("user_id"), read_at__isnull=True).order_by()
+              .values(n=Func("pk", function="COUNT")))
+    return list(Membership.objects.filter(project_id=project_id)
+                .filter(Q(user_id__in=user_ids) | Q(user__username__in=usernames))
+                .values_list("user_id", "user__username", Subquery(unread, output_field=IntegerField())))
 
 
 def project_of_visible_ticket(*, user: User, ticket_id: int) -> int:

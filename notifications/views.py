@@ -16,6 +16,8 @@ MARKED = envelope("NotificationsMarkedRead", success=True, unread_count=UNREAD_C
 class NotificationViewSet(ApiViewSet):
     """The caller's own notifications: those of projects they are still a member of."""
 
+    query_parameters = {"list": NotificationListFilterInput}
+
     @extend_schema(parameters=[NotificationListFilterInput],
                    responses={200: envelope("NotificationList", notifications=NotificationOutput(many=True)),
                               **error_responses(401)})

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from . import services
-from .models import Membership, Project, Status, Tag
+from .models import Membership, Project, Status
 
 
 class MembershipInline(admin.TabularInline):
@@ -16,12 +16,6 @@ class StatusInline(admin.TabularInline):
     fields = ("sort_order", "slug", "label", "category", "color", "icon", "hidden")
 
 
-class TagInline(admin.TabularInline):
-    model = Tag
-    extra = 0
-    fields = ("sort_order", "name", "color")
-
-
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
     list_display = ("name", "prefix", "owner", "estimation_mode", "docs_enabled", "created_at")
@@ -30,7 +24,22 @@ class ProjectAdmin(admin.ModelAdmin):
     list_select_related = ("owner",)
     autocomplete_fields = ("owner",)
     readonly_fields = ("last_ticket_number", "created_at")
-    inlines = [MembershipInline, StatusInline, TagInline]
+    inlines = [MembershipInline, StatusInline]  # and the tags' (tickets/admin.py: their writes touch tickets)
+
+    def get_inlines(self, request, obj):
+        # A new project gets its owner's membership and the default columns from create_project, as through the
+        # API; its members, columns and tags are edited once it exists.
+        return self.inlines if obj is not None else []
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        project = services.create_project(owner=obj.owner, name=obj.name, prefix=obj.prefix,
+                                          description=obj.description)
+        services.update_project(project=project, docs_enabled=obj.docs_enabled, estimation_mode=obj.estimation_mode)
+        # The admin goes on with the instance its form built (the message, the redirect): it becomes the one made.
+        for field in Project._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(project, field.attname))
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not Membership:

@@ -39,6 +39,20 @@ def project_statuses(*, project: Project) -> QuerySet[Status]:
     return Status.objects.filter(project=project).order_by("sort_order", "id")
 
 
+def status_in_project(*, project: Project, slug: str) -> Status:
+    status = found(project_statuses(project=project).filter(slug=slug), "status not found")
+    status.project = project
+    return status
+
+
+def member_of_project(*, project: Project, user_id: int) -> Membership:
+    """A member of the project with their user, for a change of role or a removal."""
+    membership = found(Membership.objects.filter(project=project, user_id=user_id).select_related("user"),
+                       "member not found")
+    membership.project = project
+    return membership
+
+
 def project_tags(*, project: Project) -> QuerySet[Tag]:
     return Tag.objects.filter(project=project).order_by("sort_order", "id")
 

@@ -1,17 +1,30 @@
 from rest_framework import serializers
 
-from core.api.fields import HexColorField
+from core.api.fields import HexColorField, StrictBooleanField
 
-from .models import EstimationMode, Membership, Project, Status, Tag
+from .models import EstimationMode, Membership, Project, Status, StatusCategory, Tag
+from .roles import Role
+
+PREFIX = r"^[A-Za-z0-9]{1,10}$"
+PREFIX_ERRORS = {"invalid": "must be 1 to 10 letters or digits"}
 
 
 class CreateProjectInput(serializers.Serializer):
     name = serializers.CharField(min_length=2, max_length=200, trim_whitespace=True)
-    prefix = serializers.RegexField(
-        r"^[A-Za-z0-9]{1,10}$", required=False, help_text="Derived from the name when omitted",
-        error_messages={"invalid": "must be 1 to 10 letters or digits"},
-    )
+    prefix = serializers.RegexField(PREFIX, required=False, help_text="Derived from the name when omitted",
+                                    error_messages=PREFIX_ERRORS)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+class UpdateProjectInput(serializers.Serializer):
+    """Send only what changes."""
+
+    name = serializers.CharField(required=False, min_length=2, max_length=200, trim_whitespace=True)
+    prefix = serializers.RegexField(PREFIX, required=False, help_text="Stored upper-case",
+                                    error_messages=PREFIX_ERRORS)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    docs_enabled = StrictBooleanField(required=False)
+    estimation_mode = serializers.ChoiceField(required=False, choices=EstimationMode.choices)
 
 
 class ProjectOutput(serializers.ModelSerializer):
@@ -39,7 +52,34 @@ class MembershipProjectOutput(serializers.ModelSerializer):
 class StatusOutput(serializers.ModelSerializer):
     class Meta:
         model = Status
-        fields = ["slug", "label", "color", "icon", "category"]
+        fields = ["slug", "label", "color", "icon", "category", "hidden"]
+
+
+STATUS_SLUG = r"^[a-z0-9_]{1,50}$"
+
+
+class CreateStatusInput(serializers.Serializer):
+    label = serializers.CharField(max_length=100)
+    slug = serializers.RegexField(STATUS_SLUG, required=False,
+                                  help_text="Derived from the label when omitted (unique in the project)",
+                                  error_messages={"invalid": "must be 1 to 50 lower-case letters, digits or _"})
+    color = HexColorField(required=False, default="#6c757d")
+    category = serializers.ChoiceField(choices=StatusCategory.choices, required=False, default=StatusCategory.TODO)
+    hidden = StrictBooleanField(required=False, default=False)
+
+
+class UpdateStatusInput(serializers.Serializer):
+    """Send only what changes; the slug, which requests name the status by, never changes."""
+
+    label = serializers.CharField(required=False, max_length=100)
+    color = HexColorField(required=False)
+    category = serializers.ChoiceField(choices=StatusCategory.choices, required=False)
+    hidden = StrictBooleanField(required=False)
+
+
+class SortStatusesInput(serializers.Serializer):
+    slugs = serializers.ListField(child=serializers.CharField(max_length=50), max_length=500,
+                                  help_text="Every status slug of the project, in the new order")
 
 
 class MemberOutput(serializers.ModelSerializer):
@@ -52,6 +92,10 @@ class MemberOutput(serializers.ModelSerializer):
         fields = ["id", "name", "avatar", "role"]
 
 
+class UpdateMemberInput(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
 class CreateTagInput(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     color = HexColorField(required=False, default="#6c757d")
@@ -61,3 +105,10 @@ class TagOutput(serializers.ModelSerializer):
     class Meta:
         model = Tag
         fields = ["id", "name", "color", "sort_order"]
+
+
+class UpdateTagInput(serializers.Serializer):
+    """Send only what changes."""
+
+    name = serializers.CharField(required=False, max_length=100)
+    color = HexColorField(required=False)

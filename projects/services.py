@@ -1,12 +1,19 @@
 import re
 
 from django.db import transaction
+from django.db.models import Max
+from django.utils.text import slugify
 
 from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
+from core.errors import RuleViolation
+from core.events import Event
+from core.rows import UNCHANGED, changed
+from events.publish import announce
 
 from .models import EstimationMode, Membership, Project, Status, StatusCategory
 from .roles import Role
+from .serializers import StatusOutput
 
 DEFAULT_STATUSES = [
     # slug, label, color, icon, category
@@ -43,6 +50,7 @@ def create_project(*, owner: User, name: str, prefix: str = "", description: str
 
 @transaction.atomic
 def set_member_role(*, project: Project, user: User, role: Role) -> Membership:
+    """Add the user with `role`, or change their role (the operator's addmember)."""
     membership, _ = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
     return membership
 
@@ -58,13 +66,103 @@ def remove_member(*, project: Project, user: User) -> bool:
     return bool(deleted)
 
 
+def _keep_owner_manager(membership: Membership, role: Role | None) -> None:
+    """Through the API, the project's owner stays one of its managers: never removed (role None), never given
+    another role. (Staff may change the owner, or anything, in the admin; the operator's commands too.)"""
+    if membership.user_id == membership.project.owner_id and role != Role.MANAGER:
+        raise RuleViolation("role: the project's owner stays its manager", field="role")
+
+
 @transaction.atomic
-def configure_project(
-    *, project: Project, docs_enabled: bool | None = None, estimation_mode: EstimationMode | None = None
-) -> Project:
-    if docs_enabled is not None:
-        project.docs_enabled = docs_enabled
-    if estimation_mode is not None:
-        project.estimation_mode = estimation_mode
-    project.save(update_fields=["docs_enabled", "estimation_mode"])
+def change_member_role(*, membership: Membership, role: Role) -> Membership:
+    _keep_owner_manager(membership, role)
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def remove_membership(*, membership: Membership) -> None:
+    _keep_owner_manager(membership, None)
+    remove_member(project=membership.project, user=membership.user)
+
+
+@transaction.atomic
+def update_project(*, project: Project, name=UNCHANGED, prefix=UNCHANGED, description=UNCHANGED,
+                   docs_enabled=UNCHANGED, estimation_mode: EstimationMode = UNCHANGED) -> Project:
+    """The settings given (the rest as they are), on the project row read again under its lock."""
+    changes = {field: value for field, value in [
+        ("name", name), ("prefix", prefix if prefix is UNCHANGED else prefix.upper()), ("description", description),
+        ("docs_enabled", docs_enabled), ("estimation_mode", estimation_mode)] if value is not UNCHANGED}
+    changed(Project.objects.all(), project.pk, "project not found", changes)
+    for field, value in changes.items():  # the caller's copy (a membership's project) shows them too
+        setattr(project, field, value)
     return project
+
+
+# ---- statuses (the board's columns) -------------------------------------------------------------------
+
+
+def _announce_status(event: Event, status: Status, actor: User) -> None:
+    announce(project_id=status.project_id, actor=actor, frames=[{"event": event, "status": StatusOutput(status).data}])
+
+
+def _free_slug(project: Project, label: str) -> str:
+    """"In review" → "in_review"; "in_review_2", "_3", … when the project has it already."""
+    base = slugify(label).replace("-", "_")[:45] or "status"
+    taken = set(Status.objects.filter(project=project, slug__startswith=base).values_list("slug", flat=True))
+    return next(slug for slug in [base, *(f"{base}_{n}" for n in range(2, len(taken) + 3))] if slug not in taken)
+
+
+@transaction.atomic
+def create_status(*, project: Project, label: str, actor: User, slug: str = "", color: str = "#6c757d",
+                  category: StatusCategory = StatusCategory.TODO, hidden: bool = False) -> Status:
+    """A new column at the end of the board. Under the project's lock: two at once never share a slug."""
+    Project.objects.lock(project.pk)
+    if slug and Status.objects.filter(project=project, slug=slug).exists():
+        raise RuleViolation("slug: the project has a status with this slug", field="slug")
+    last = Status.objects.filter(project=project).aggregate(last=Max("sort_order"))["last"]
+    status = Status.objects.create(
+        project=project, slug=slug or _free_slug(project, label), label=label, color=color,
+        category=category, hidden=hidden, sort_order=0 if last is None else last + 1)
+    _announce_status(Event.STATUS_CREATED, status, actor)
+    return status
+
+
+@transaction.atomic
+def update_status(*, status: Status, actor: User, **changes) -> Status:
+    """Label, color, category, hidden: those given."""
+    current = changed(Status.objects.all(), status.pk, "status not found", changes)
+    _announce_status(Event.STATUS_UPDATED, current, actor)
+    return current
+
+
+@transaction.atomic
+def delete_status(*, status: Status, actor: User) -> None:
+    """Only a column no ticket is in, on the board or archived, and never the last one. Deleted tickets (which
+    only staff can restore) move to the first column that stays."""
+    Project.objects.lock(status.project_id)
+    remaining = Status.objects.filter(project_id=status.project_id).exclude(pk=status.pk).order_by("sort_order", "id")
+    first = remaining.first()
+    if first is None:
+        raise RuleViolation("status: a project keeps at least one status", field="status")
+    in_use = status.tickets.filter(deleted_at__isnull=True).count()
+    if in_use:
+        raise RuleViolation(f"status: the column still holds {in_use} ticket{'' if in_use == 1 else 's'} (archived "
+                            "ones count): move or delete them first", field="status")
+    status.tickets.update(status=first)
+    _announce_status(Event.STATUS_DELETED, status, actor)  # before: delete() drops its id
+    status.delete()
+
+
+@transaction.atomic
+def sort_statuses(*, project: Project, slugs: list[str], actor: User) -> None:
+    """The columns in the order given: exactly the project's slugs, each once."""
+    Project.objects.lock(project.pk)
+    statuses = {status.slug: status for status in Status.objects.filter(project=project)}
+    if sorted(slugs) != sorted(statuses):
+        raise RuleViolation("slugs: must list every status of the project exactly once", field="slugs")
+    for index, slug in enumerate(slugs):
+        statuses[slug].sort_order = index
+    Status.objects.bulk_update(statuses.values(), ["sort_order"])
+    announce(project_id=project.pk, actor=actor, frames=[{"event": Event.STATUSES_SORTED, "slugs": slugs}])

@@ -11,9 +11,11 @@ from django.db import connection
 
 from accounts.services import issue_token
 from config.settings import cache_config
+from core import background
 from core.queries import prepares_statements
 from projects.roles import Role
 
+from .browser_site import browsers_checked, console_of, console_problems, new_browser, serving_site, sign_in
 from .factories import MembershipFactory, ProjectFactory, UserFactory
 from .s3 import MotoServer
 from .schema import SchemaCheckedClient
@@ -37,6 +39,18 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file, not Django's shared in-memory one: background threads (the webhook
+    sender's) write to it beside the test, and in shared-cache memory a second writer is refused at once ("table
+    is locked") instead of waiting its turn."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("database") / "test.sqlite3")
+
+
 @pytest.fixture(autouse=True)
 def _test_server(settings):
     # TLS ends at the proxy in production; the test client speaks plain HTTP to the app.
@@ -47,6 +61,17 @@ def _test_server(settings):
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
     # Rate-limit and login-failure counters of one test are not another's (Redis outlives the test).
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
+
+
+@pytest.fixture(autouse=True)
+def _no_runner_left_behind():
+    """Work handed to this process's own threads (the tests have no broker: core.background, and its services such
+    as the webhook sender)
+    is finished by the end of the test that handed it out: a runner left going would sweep the database under
+    the next tests (Database access not allowed, or a flush that finds SQLite's tables locked)."""
+    yield
+    background.stop_local_runner()
+    background.stop_services()
 
 
 @pytest.fixture(autouse=True)
@@ -199,3 +224,57 @@ def refused_redis(settings):
         held.bind(("127.0.0.1", 0))
         settings.CACHES = cache_config(f"redis://127.0.0.1:{held.getsockname()[1]}/0", timeout=REDIS_TIMEOUT)
         yield
+
+
+# ---- pages in a real browser (tests/browser_site.py) ----------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """One server for every browser test of the session (and xdist worker), with its four people."""
+    with serving_site(tmp_path_factory) as site:
+        yield site
+
+
+@pytest.fixture
+def open_browser():
+    """`open_browser(width=1400)`: a new browser, checked and closed when the test ends."""
+    with browsers_checked() as make:
+        yield make
+
+
+@pytest.fixture(scope="module")
+def _module_browsers(site):
+    opened = {}
+
+    def get(username: str, width: int):
+        if (username, width) not in opened:
+            browser = new_browser(width)
+            sign_in(browser, site, username, "/projects/").until(lambda _: "/projects/" in browser.current_url
+                                                                 and "login" not in browser.current_url)
+            opened[username, width] = browser
+        return opened[username, width]
+
+    yield get
+    for browser in opened.values():
+        browser.quit()
+
+
+@pytest.fixture
+def browser_for(_module_browsers):
+    """`browser_for("ada", width=1400)`: that person's browser, signed in once for the whole module (a browser
+    starts in seconds, a page loads in milliseconds); its console is checked when each test ends, as
+    open_browser's are."""
+    used = []
+
+    def get(username: str, width: int = 1400):
+        browser = _module_browsers(username, width)
+        if browser not in used:
+            console_of(browser)
+            browser.console, browser.expected_refusals = [], []
+            used.append(browser)
+        return browser
+
+    yield get
+    problems = [problem for browser in used for problem in console_problems(browser)]
+    assert problems == [], "the console reported problems"

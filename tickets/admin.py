@@ -6,7 +6,8 @@ from django.db.models import Q
 
 from accounts.models import User
 from core.admin import HistoryInline, PresenceFilter, ReadOnlyInline
-from projects.models import Status, Tag
+from projects.admin import ProjectAdmin
+from projects.models import Project, Status, Tag
 
 from . import services
 from .models import Activity, Attachment, ChecklistItem, Comment, Ticket
@@ -175,3 +176,34 @@ class TicketAdmin(admin.ModelAdmin):
         for ticket in deleted:
             services.restore_ticket(ticket=ticket, actor=request.user)
         self.message_user(request, f"{len(deleted)} ticket(s) restored.", messages.SUCCESS)
+
+
+class TagInline(admin.TabularInline):
+    """A project's tags. One deleted here goes through delete_tag, as through the API: its tickets record it and
+    their cards, the board and the event log hear of it; one edited here renews its tickets' ETags."""
+
+    model = Tag
+    extra = 0
+    fields = ("sort_order", "name", "color")
+
+
+class ProjectWithTagsAdmin(ProjectAdmin):
+    """The project's admin (projects/admin.py) with its tags, whose writes are the tickets app's."""
+
+    inlines = [*ProjectAdmin.inlines, TagInline]
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Tag:
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)
+        for tag in formset.deleted_objects:
+            services.delete_tag(tag=tag, actor=request.user)
+        for tag in formset.new_objects:
+            tag.save()
+        for tag, _ in formset.changed_objects:
+            tag.save()
+            services.tag_edited(tag=tag)
+
+
+admin.site.unregister(Project)
+admin.site.register(Project, ProjectWithTagsAdmin)

@@ -8,6 +8,7 @@ thousands of cards gets a 304 for the cost of the board without its cards.
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 from core.api.conditional import etag_of
 from projects import selectors as project_selectors
@@ -28,7 +29,9 @@ class BoardHead:
     members: list[Membership]
     velocity: int
 
+    @cached_property
     def shape(self) -> dict:
+        """Built once per request: the ETag is made of it, and the payload is it with its columns' cards."""
         project = self.membership.project
         return {
             "project": {
@@ -42,9 +45,9 @@ class BoardHead:
             "velocity": self.velocity,
         }
 
-    @property
+    @cached_property
     def etag(self) -> str:
-        return etag_of(self.membership.project.board_seq, self.shape())
+        return etag_of(self.membership.project.board_seq, self.shape)
 
 
 def board_head(*, membership: Membership) -> BoardHead:
@@ -57,12 +60,10 @@ def board_head(*, membership: Membership) -> BoardHead:
 
 def board_payload(head: BoardHead) -> dict:
     """The whole board: its head with each column's cards."""
-    payload = head.shape()
     rows = selectors.board_tickets(project=head.membership.project, tags=head.tags,
                                    users=[member.user for member in head.members])
     tickets_by_status = defaultdict(list)
     for ticket in ticket_shapes(rows):
         tickets_by_status[ticket["status"]].append(ticket)
-    for column in payload["columns"]:
-        column["tickets"] = tickets_by_status[column["status"]]
-    return payload
+    return {**head.shape, "columns": [{**column, "tickets": tickets_by_status[column["status"]]}
+                                      for column in head.shape["columns"]]}

@@ -16,13 +16,28 @@ from projects.serializers import TagOutput
 from . import selectors
 from .models import Attachment, ChecklistItem, Comment, Ticket
 from .serializers import AttachmentOutput, ChecklistItemOutput, CommentOutput, ticket_shapes
+from .state import TicketState
 
-__all__ = ["board_group", "announce_tickets", "announce_created", "announce_column_sorted", "announce_comment",
-           "announce_checklist", "announce_blockers", "announce_attachments", "announce_tag"]
+__all__ = ["board_group", "announce_card", "card_frame", "announce_tickets", "announce_created", "announce_column_sorted", "comment_frame",
+           "checklist_frame", "blockers_frame", "attachment_frames", "announce_tag"]
+
+
+def card_frame(event: Event, *, state: TicketState, **extra) -> dict:
+    """The frame of a change to the ticket's card, its shape built from the write's state (nothing read)."""
+    [shape] = ticket_shapes(state.board_rows())
+    return {"event": event, "ticket": shape, **extra}
+
+
+def announce_card(event: Event, *, state: TicketState, actor: User, numbers: Numbers | None = None,
+                  also: Sequence[dict] = (), **extra) -> None:
+    """The card's frame, then the frames `also` (of the same write: a comment's own), numbered together."""
+    announce(project_id=state.ticket.project_id, frames=[card_frame(event, state=state, **extra), *also],
+             actor=actor, numbers=numbers)
 
 
 def announce_tickets(event: Event, *, project: Project, tickets: Sequence[Ticket], actor: User, **extra) -> None:
-    """One frame per ticket of the project, each in its board shape as of now."""
+    """One frame per ticket of the project, each in its board shape as of now, read again (a write to many
+    tickets, which holds no state of each)."""
     if not tickets:
         return
     shapes = {shape["id"]: shape for shape in ticket_shapes(selectors.board_tickets_by_id(
@@ -45,30 +60,26 @@ def announce_column_sorted(*, project: Project, status_slug: str, ticket_ids: li
              frames=[{"event": Event.COLUMN_SORTED, "status": status_slug, "ticket_ids": ticket_ids}])
 
 
-def announce_comment(event: Event, *, ticket: Ticket, comment: Comment, actor: User) -> None:
-    announce(project_id=ticket.project_id, actor=actor,
-             frames=[{"event": event, "ticket_id": ticket.pk, "comment": CommentOutput(comment).data}])
+def comment_frame(event: Event, *, comment: Comment) -> dict:
+    return {"event": event, "ticket_id": comment.ticket_id, "comment": CommentOutput(comment).data}
 
 
-def announce_checklist(*, ticket: Ticket, change: str, item: ChecklistItem | None, actor: User) -> None:
+def checklist_frame(*, ticket: Ticket, change: str, item: ChecklistItem | None) -> dict:
     """`item` as the change leaves it (as it was, for a deletion: call before deleting; None for a reorder),
     and the checklist's order after the change."""
     items = ticket.checklist_items.exclude(pk=item.pk) if change == "deleted" else ticket.checklist_items
     order = list(items.order_by("sort_order", "id").values_list("pk", flat=True))
-    announce(project_id=ticket.project_id, actor=actor, frames=[{
-        "event": Event.CHECKLIST_CHANGED, "ticket_id": ticket.pk, "change": change,
-        "item": None if item is None else ChecklistItemOutput(item).data, "item_ids": order}])
+    return {"event": Event.CHECKLIST_CHANGED, "ticket_id": ticket.pk, "change": change,
+            "item": None if item is None else ChecklistItemOutput(item).data, "item_ids": order}
 
 
-def announce_blockers(*, ticket: Ticket, blocker_ids: set[int], actor: User) -> None:
-    announce(project_id=ticket.project_id, actor=actor, frames=[{
-        "event": Event.BLOCKERS_CHANGED, "ticket_id": ticket.pk, "blocker_ids": sorted(blocker_ids)}])
+def blockers_frame(*, ticket: Ticket, blocker_ids: set[int]) -> dict:
+    return {"event": Event.BLOCKERS_CHANGED, "ticket_id": ticket.pk, "blocker_ids": sorted(blocker_ids)}
 
 
-def announce_attachments(event: Event, *, ticket: Ticket, attachments: Sequence[Attachment], actor: User) -> None:
-    announce(project_id=ticket.project_id, actor=actor, frames=[
-        {"event": event, "ticket_id": ticket.pk, "attachment": AttachmentOutput(attachment).data}
-        for attachment in attachments])
+def attachment_frames(event: Event, *, ticket: Ticket, attachments: Sequence[Attachment]) -> list[dict]:
+    return [{"event": event, "ticket_id": ticket.pk, "attachment": AttachmentOutput(attachment).data}
+            for attachment in attachments]
 
 
 def announce_tag(event: Event, *, tag: Tag, actor: User) -> None:

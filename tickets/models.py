@@ -51,6 +51,9 @@ class Ticket(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     # When the ticket last entered a done-category column (null while outside one): velocity.
     done_at = models.DateTimeField(null=True, blank=True)
+    # What the ticket's detail shows, as of which write: every write to the ticket or to what its detail shows
+    # adds one in its own UPDATE (tickets/state.py), and the detail's ETag is made of it.
+    version = models.PositiveIntegerField(default=1, editable=False)
 
     objects = TicketQuerySet.as_manager()
 

@@ -210,7 +210,7 @@ def _shown_attachments() -> QuerySet[Attachment]:
 # What a ticket's detail shows besides the ticket's own columns, each part's rows as JSON objects keyed as
 # the detail shows them: one statement, compiled once (every detail reads it in the round trip of its
 # membership and ticket), found by project and number.
-DETAIL_PARTS = ("tags", "assignees", "checklist", "comments", "blockers", "attachments")
+DETAIL_PARTS = ("tags", "assignees", "checklist", "comments", "blockers", "attachments", "blocker_versions")
 _part_rows = PreparedRows(lambda project, number: Ticket.objects.filter(project_id=project, number=number).values_list(
     rows_of(Tag.objects.filter(tickets=OuterRef("pk")), ordering=("sort_order", "id"),
             id="id", name="name", color="color"),
@@ -226,7 +226,10 @@ _part_rows = PreparedRows(lambda project, number: Ticket.objects.filter(project_
             project_ticket_number="blocker__number"),
     rows_of(_shown_attachments().filter(ticket=OuterRef("pk")), ordering=("id",),
             id="id", ticket_id="ticket_id", original_name="original_name", filesize="filesize",
-            mime_type="mime_type")))
+            mime_type="mime_type"),
+    # Not shown: what the ETag is made of besides the ticket's own version (tickets.state.detail_etag).
+    rows_of(_live_blocker_links().filter(ticket=OuterRef("pk")), ordering=("blocker_id",),
+            id="blocker_id", version="blocker__version")))
 
 
 @dataclass(frozen=True)
@@ -245,12 +248,6 @@ def ticket_reads(*, project_id: int, number: int, parts: bool) -> list[Read]:
     return [_live_ticket_by_number.call(**key), *([(_part_rows, key)] if parts else [])]
 
 
-def ticket_parts(*, ticket: Ticket) -> dict[str, list[dict]]:
-    """The parts of the ticket's detail (DETAIL_PARTS), read now."""
-    [row] = _part_rows(project=ticket.project_id, number=ticket.number)
-    return dict(zip(DETAIL_PARTS, map(orjson.loads, row), strict=True))
-
-
 def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
     """The TicketScope of the rows of ticket_reads(), in a project the caller is a member of: the view
     looks at them only once the membership is found."""
@@ -260,6 +257,8 @@ def ticket_scope(rows: list[list[tuple]], *, project: Project) -> TicketScope:
         return TicketScope(None, None)
     ticket.project = project
     parts = dict(zip(DETAIL_PARTS, map(orjson.loads, part_rows[0][0]), strict=True)) if part_rows else None
+    if parts is not None:
+        parts["blocker_versions"] = [(blocker["id"], blocker["version"]) for blocker in parts["blocker_versions"]]
     return TicketScope(ticket, parts)
 
 

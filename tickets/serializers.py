@@ -269,12 +269,13 @@ def ticket_shapes(tickets: TicketRows) -> list[dict]:
 class TicketDetailInput(serializers.Serializer):
     description = serializers.ChoiceField(
         choices=["html"], required=False,
-        help_text="`html` adds `description_html`: the Markdown rendered as the docs pages render it, sanitized")
+        help_text="`html` adds `description_html`, and `message_html` to each comment: the Markdown rendered as the "
+                  "docs pages render it, sanitized")
 
 
 def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]], *, description_html: bool = False) -> dict:
     """The shape TicketDetailOutput declares, from the ticket and the parts of a TicketScope (each part's rows
-    already in their shape); with `description_html`, the rendered description besides."""
+    already in their shape); with `description_html`, the rendered description and comments besides."""
     shape = {
         **_list_shape(list_row(ticket), ticket.project.prefix, parts["tags"]),
         "description": ticket.description, "story_points": ticket.story_points,
@@ -287,6 +288,8 @@ def ticket_detail_shape(ticket: Ticket, parts: dict[str, list[dict]], *, descrip
     }
     if description_html:
         shape["description_html"] = render_markdown(ticket.description)
+        shape["comments"] = [{**comment, "message_html": render_markdown(comment["message"])}
+                             for comment in parts["comments"]]
     return shape
 
 
@@ -297,6 +300,15 @@ class CommentOutput(serializers.ModelSerializer):
     class Meta:
         model = Comment
         fields = ["id", "message", "user_id", "user_name", "created_at"]
+
+
+class DetailCommentOutput(CommentOutput):
+    """A comment as the ticket's detail embeds it."""
+
+    message_html = serializers.CharField(required=False, help_text="With `description=html` only")
+
+    class Meta(CommentOutput.Meta):
+        fields = [*CommentOutput.Meta.fields, "message_html"]
 
 
 class ChecklistEntryOutput(serializers.ModelSerializer):
@@ -337,7 +349,7 @@ class TicketDetailOutput(TicketListOutput):
     """A ticket in full."""
 
     estimated_hours = serializers.FloatField(allow_null=True)
-    comments = CommentOutput(many=True)
+    comments = DetailCommentOutput(many=True)
     checklist = ChecklistEntryOutput(many=True)
     assignees = UserRefOutput(many=True)
     creator = UserRefOutput()

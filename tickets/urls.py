@@ -32,6 +32,7 @@ urlpatterns = [
     path(f"{TICKET}/unassign", TicketViewSet.as_view({"post": "unassign"}), name="ticket-unassign"),
     path(f"{TICKET}/history", TicketViewSet.as_view({"get": "history"}), name="ticket-history"),
     path(f"{PROJECT}/tags", TagViewSet.as_view({"get": "list", "post": "create"}), name="tag-list"),
+    path(f"{PROJECT}/tags/<id:tag_id>/update", TagViewSet.as_view({"post": "update"}), name="tag-update"),
     path(f"{PROJECT}/tags/<id:tag_id>/delete", TagViewSet.as_view({"post": "destroy"}), name="tag-delete"),
     path(f"{PROJECT}/tickets/search", TicketSearchViewSet.as_view({"get": "search"}), name="ticket-search"),
     path(f"{TICKET}/comments", TicketViewSet.as_view({"post": "comment"}), name="ticket-comment"),

@@ -159,6 +159,7 @@ REPORT_ROWS = PolymorphicProxySerializer("TimeReportRow", serializers=[UserRowOu
 
 class TimeReportViewSet(ProjectScopedViewSet):
     required_roles = {"report": Role.VIEWER, "report_csv": Role.VIEWER}
+    query_parameters = {"report": TimeReportInput, "report_csv": TimeReportCsvInput}
 
     def perform_content_negotiation(self, request, force=False):
         # `format` is this route's own parameter (json or csv), not DRF's renderer override, which would

@@ -296,8 +296,9 @@ class Writer:
             ticket.status = status
             self._set_fields(ticket, row, status)
             ticket.updated_at = timezone.now()
+            ticket.version += 1  # its detail changes: a new ETag (tickets/state.py)
             updated.append((row, ticket))
-        Ticket.objects.bulk_update([ticket for _, ticket in updated], [*TICKET_FIELDS, "updated_at"])
+        Ticket.objects.bulk_update([ticket for _, ticket in updated], [*TICKET_FIELDS, "updated_at", "version"])
         return updated
 
     def _number(self, wanted: int | None) -> int:

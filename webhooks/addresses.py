@@ -1,20 +1,19 @@
 """Where a webhook may send (SSRF rules): the URL's form, and which addresses its host may stand for.
 
 Only http and https, no credentials in the URL, and every address the host stands for must be public:
-loopback, private, link-local, multicast, reserved and unspecified addresses are refused, IPv4 and IPv6
-alike, including IPv4 addresses carried inside IPv6 ones (mapped, 6to4, Teredo, NAT64). A host or
+loopback, private, link-local, site-local (fec0::/10, deprecated but still routed inside some networks),
+multicast, reserved and unspecified addresses are refused, IPv4 and IPv6 alike, including IPv4 addresses carried inside IPv6 ones (mapped, 6to4, Teredo, NAT64). A host or
 address listed in WEBHOOK_ALLOWED_PRIVATE_HOSTS is exempt. The sender resolves the host itself at each
 attempt, checks every address and connects to one it checked (webhooks/delivery.py): a name that
 changes its answer between the check and the connection (DNS rebinding) cannot redirect it.
 """
 
+import asyncio
 import ipaddress
 import re
 import socket
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from functools import cache
 from urllib.parse import quote, urlsplit
 
 from django.conf import settings
@@ -27,15 +26,6 @@ LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 # One to four parts, each decimal, octal (a leading 0) or hex (0x): what inet_aton() reads as an IPv4 address.
 NUMERIC_IPV4 = re.compile(r"(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}", re.IGNORECASE)
-
-
-@cache
-def _resolver() -> ThreadPoolExecutor:
-    """getaddrinfo() cannot be given a timeout: it runs here, and the caller waits only as long as it may. One
-    thread per sending thread (WEBHOOK_THREADS): lookups stuck on an endpoint's silent name server fill it only
-    as far as that endpoint's attempts fill the senders (each ends at the system resolver's own timeout), and
-    the other endpoints' lookups go on."""
-    return ThreadPoolExecutor(max_workers=settings.WEBHOOK_THREADS, thread_name_prefix="webhook-resolve")
 
 
 class AddressRefused(Exception):
@@ -55,7 +45,10 @@ def target_of(url: str) -> Target:
     """The URL's parts, or AddressRefused when its form is not one a webhook may have."""
     if any(character.isspace() or ord(character) < 0x20 or ord(character) == 0x7F for character in url):
         raise AddressRefused("url must not contain spaces or control characters")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced bracket ("http://[::1")
+        raise AddressRefused("url has an invalid host or port") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise AddressRefused("url must start with http:// or https://")
@@ -84,6 +77,8 @@ def is_public(address: IPAddress) -> bool:
             carried.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
         if not all(is_public(inner) for inner in carried if inner is not None):
             return False
+    if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:  # Python counts fec0::/10 global
+        return False
     return address.is_global and not (address.is_multicast or address.is_private or address.is_reserved
                                       or address.is_loopback or address.is_link_local or address.is_unspecified)
 
@@ -121,9 +116,10 @@ def is_loopback_name(host: str) -> bool:
     return name in LOOPBACK_NAMES or name.endswith(".localhost")
 
 
-def resolve(target: Target, timeout: float) -> list[IPAddress]:
-    """Every address of the target's host, each checked; AddressRefused if one is refused or none is found
-    in time."""
+async def resolve(target: Target, resolver: Executor) -> list[IPAddress]:
+    """Every address of the target's host, each checked; AddressRefused if one is refused or none is found.
+    The lookup runs on `resolver`'s threads (getaddrinfo() cannot be given a timeout): the caller's deadline
+    stops the wait, and the thread is given back at the system resolver's own timeout."""
     literal = literal_address(target.host)
     if literal is not None:
         check(target.host, literal)
@@ -132,11 +128,10 @@ def resolve(target: Target, timeout: float) -> list[IPAddress]:
         if allowed_private(target.host):
             return [ipaddress.ip_address("127.0.0.1")]
         raise AddressRefused(f"url's host {target.host} is a loopback name")
-    lookup = _resolver().submit(socket.getaddrinfo, target.host, target.port, type=socket.SOCK_STREAM)
+    lookup = asyncio.get_running_loop().run_in_executor(
+        resolver, lambda: socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM))
     try:
-        answers = lookup.result(timeout=max(timeout, 0.001))
-    except FutureTimeout:
-        raise AddressRefused(f"url's host {target.host} did not resolve in time") from None
+        answers = await lookup
     except OSError:
         raise AddressRefused(f"url's host {target.host} does not resolve") from None
     # An IPv6 answer may carry a zone ("fe80::1%eth0"): the address is what comes before it.

@@ -1,13 +1,15 @@
-"""Sending deliveries: claim one, send it, record the outcome and schedule what follows; the sweep.
+"""The database side of sending deliveries, a batch at a time: what the sender (webhooks/sender.py) claims before
+it sends, what it records after, and the periodic sweep.
 
-Run by the Celery tasks (webhooks/tasks.py) or by the web process's threads (webhooks/local.py). Safe to
-run twice for one delivery: a worker claims the attempt with a conditional UPDATE before it sends, so
-several workers never send one attempt twice; only a worker that dies between sending and recording
-leaves it to be sent again (at least once), after WEBHOOK_LOST_AFTER_SECONDS.
+Each step is a few statements for the whole batch, whatever its size: building the same few statements again
+per delivery was most of what a delivery cost. A sender claims attempts with one conditional UPDATE before it
+sends them, so several senders never send one attempt twice; only a process that dies between sending and
+recording leaves an attempt to be sent again (at least once), after WEBHOOK_LOST_AFTER_SECONDS.
 """
 
 import logging
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -15,22 +17,25 @@ import orjson
 from cryptography.fernet import InvalidToken
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Min, Q, Subquery, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from core.metrics import WEBHOOK_DELIVERIES
+from core.metrics import WEBHOOK_BACKLOG, WEBHOOK_BACKLOG_OLDEST, WEBHOOK_DELIVERIES
 
-from . import health, keys, selectors, signing
-from .delivery import Exchange, Failure, post, unsent
+from . import health, keys, signing
+from .delivery import Exchange, Failure
 from .models import OPEN_STATUSES, Delivery, DeliveryStatus, Webhook
 
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 1000
-# A busy endpoint's delivery is tried again after 0.25 s, then twice as long each time, up to 10 s.
-BUSY_FIRST_WAIT, BUSY_LONGEST_WAIT = 0.25, 10.0
-SLOW_ATTEMPT = timedelta(seconds=1)
+# Retries one endpoint gets from one sweep at most: an endpoint with a backlog of thousands takes its turn
+# beside the others instead of filling the sweep's batch (its sender holds what it was given until it can send).
+SWEEP_PER_ENDPOINT = 100
+PRUNE_BATCH = 1000
 UNREADABLE_SECRET = "not sent: the signing secret cannot be read with this DJANGO_SECRET_KEY; rotate it"
+INACTIVE = "the webhook was switched off before this attempt"
 
 
 class Outcome(StrEnum):
@@ -52,39 +57,38 @@ def outcome_of(exchange: Exchange) -> Outcome:
             Failure.ADDRESS: Outcome.ADDRESS_REFUSED, Failure.SECRET: Outcome.SECRET_UNREADABLE}[exchange.failure]
 
 
-def run(delivery_id: int, *, deferrals: int = 0) -> float | None:
-    """One attempt of the delivery, if it is due and no other worker sends it. Answers the seconds after
-    which to come back when its endpoint already has WEBHOOK_ENDPOINT_CONCURRENCY attempts in flight."""
-    now = timezone.now()
-    delivery = selectors.delivery_with_webhook(delivery_id=delivery_id)
-    if delivery is None or delivery.status not in OPEN_STATUSES or delivery.next_attempt_at > now:
-        return None  # deleted, done, or a retry not yet due (the sweep hands it out then)
-    if not delivery.webhook.active:
-        health.fail_open_deliveries(webhook=delivery.webhook, error="the webhook is not active")
-        return None
-    claim = uuid.uuid4()
-    taken = _claim_within_capacity(delivery, claim, now)
-    if taken is None:
-        # Its task comes back by itself: a fresh hand-out keeps the sweep from taking it for lost and starting
-        # another chain of deferrals behind the busy endpoint.
-        Delivery.objects.filter(pk=delivery.pk, claimed_at__isnull=True).update(dispatched_at=now)
-        return min(BUSY_FIRST_WAIT * 2 ** deferrals, BUSY_LONGEST_WAIT)
-    if not taken:
-        return None  # another worker has it
-    try:
-        body, headers = message(delivery, now)
-    except InvalidToken:  # sealed under another DJANGO_SECRET_KEY (a restored dump): a new secret is needed
-        record(delivery, unsent(Failure.SECRET, UNREADABLE_SECRET), claim=claim)
-        return None
-    if not connection.in_atomic_block:
-        connection.close()  # no database connection held while the endpoint takes its time
-    exchange = post(delivery.webhook.url, body=body, headers=headers, timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
-    record(delivery, exchange, claim=claim)
-    return None
+@dataclass(frozen=True)
+class Queued:
+    """A delivery handed to a sender, with what it needs to queue it behind its endpoint."""
+
+    delivery_id: int
+    webhook_id: int
+    project_id: int
+
+
+def queued(delivery_ids: list[int]) -> list[Queued]:
+    """The open deliveries among `delivery_ids` (done or deleted ones drop out), in the order given."""
+    rows = dict((pk, (webhook_id, project_id)) for pk, webhook_id, project_id in Delivery.objects.filter(
+        pk__in=delivery_ids, status__in=OPEN_STATUSES).values_list("pk", "webhook_id", "webhook__project_id"))
+    return [Queued(pk, *rows[pk]) for pk in dict.fromkeys(delivery_ids) if pk in rows]
+
+
+def claim(delivery_ids: list[int], *, now: datetime) -> list[Delivery]:
+    """Take the attempts that are due and that no other sender holds, with their webhooks: one UPDATE whose
+    conditions are on the rows themselves, so that of two senders racing for a row exactly one matches
+    (PostgreSQL rechecks them on the row the other committed), then one read of what was taken."""
+    batch = uuid.uuid4()
+    Delivery.objects.filter(pk__in=delivery_ids, status__in=OPEN_STATUSES, next_attempt_at__lte=now).filter(
+        Q(claimed_at__isnull=True) | Q(claimed_at__lt=_lost_before(now))).update(claimed_at=now, claim=batch)
+    return list(Delivery.objects.select_related("webhook").filter(pk__in=delivery_ids, claim=batch).only(
+        "message_id", "payload", "attempts", "claim", "original_id", "webhook__url", "webhook__secret",
+        "webhook__previous_secret", "webhook__previous_secret_expires_at", "webhook__active",
+        "webhook__failing_since", "webhook__project_id"))
 
 
 def message(delivery: Delivery, now: datetime) -> tuple[bytes, dict[str, str]]:
-    """The body (the frame as JSON) and the Standard Webhooks headers of this attempt."""
+    """The body (the frame as JSON) and the Standard Webhooks headers of this attempt; InvalidToken when the
+    secret was sealed under another DJANGO_SECRET_KEY."""
     body = orjson.dumps(delivery.payload)
     return body, signing.headers(secrets=signing_secrets(delivery.webhook, now), message_id=delivery.message_id,
                                  timestamp=int(now.timestamp()), body=body)
@@ -105,53 +109,63 @@ def _lost_before(now: datetime) -> datetime:
     return now - timedelta(seconds=settings.WEBHOOK_LOST_AFTER_SECONDS)
 
 
-def _claim_within_capacity(delivery: Delivery, claim: uuid.UUID, now: datetime) -> bool | None:
-    """Claim the attempt unless its endpoint already holds WEBHOOK_ENDPOINT_CONCURRENCY attempts (None).
-
-    A healthy endpoint counts only its attempts in flight for over SLOW_ATTEMPT: however many messages it
-    gets at once, it is never held back. Once its last attempt failed, every attempt in flight counts, and
-    claims queue on its row, so that a hung endpoint holds exactly that many workers and never all of them.
-    """
-    in_flight = Delivery.objects.filter(webhook_id=delivery.webhook_id, claimed_at__gte=_lost_before(now))
-    if delivery.webhook.failing_since is None:
-        if in_flight.filter(claimed_at__lt=now - SLOW_ATTEMPT).count() >= settings.WEBHOOK_ENDPOINT_CONCURRENCY:
-            return None
-        return _claim(delivery.pk, claim, now)
-    with transaction.atomic():
-        Webhook.objects.select_for_update().filter(pk=delivery.webhook_id).values_list("pk").get()
-        if in_flight.count() >= settings.WEBHOOK_ENDPOINT_CONCURRENCY:
-            return None
-        return _claim(delivery.pk, claim, now)
-
-
-def _claim(delivery_id: int, claim: uuid.UUID, now: datetime) -> bool:
-    """Take the attempt: one UPDATE whose conditions are on the row itself, so that of two workers racing
-    for it exactly one matches (PostgreSQL rechecks them on the row the other committed)."""
-    return bool(Delivery.objects.filter(pk=delivery_id, status__in=OPEN_STATUSES, next_attempt_at__lte=now)
-                .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=_lost_before(now)))
-                .update(claimed_at=now, claim=claim))
-
-
-def record(delivery: Delivery, exchange: Exchange, *, claim: uuid.UUID) -> Outcome:
-    """Keep what the attempt brought and decide what follows: delivered, a retry on the schedule
-    (WEBHOOK_RETRY_SCHEDULE), or failed once the schedule is spent."""
+def record(attempts: list[tuple[Delivery, Exchange]]) -> list[Outcome]:
+    """Keep what each attempt brought and decide what follows: delivered (which settles the message's other
+    deliveries), a retry on the schedule (WEBHOOK_RETRY_SCHEDULE), or failed once the schedule is spent; then
+    each endpoint's health. A row whose claim is gone (deleted, or settled meanwhile) is left alone."""
     now = timezone.now()
-    outcome = outcome_of(exchange)
-    WEBHOOK_DELIVERIES.labels(outcome.value).inc()
+    outcomes = [outcome_of(exchange) for _, exchange in attempts]
+    rows = [_recorded_row(delivery, exchange, outcome, now) for (delivery, exchange), outcome in zip(
+        attempts, outcomes, strict=True)]
+    delivered = [delivery for (delivery, _), outcome in zip(attempts, outcomes, strict=True)
+                 if outcome is Outcome.DELIVERED]
+    last_outcome = {delivery.webhook_id: (delivery.webhook, outcome)
+                    for (delivery, _), outcome in zip(attempts, outcomes, strict=True)}
+    with transaction.atomic():  # one commit for the batch
+        with connection.cursor() as cursor:
+            cursor.executemany(_record_statement(), rows)
+        _settle_copies(delivered, now)
+        health.note_endpoints_health(
+            delivered=[webhook for webhook, outcome in last_outcome.values() if outcome is Outcome.DELIVERED],
+            failed=[webhook for webhook, outcome in last_outcome.values() if outcome is not Outcome.DELIVERED],
+            now=now)
+    for outcome in outcomes:
+        WEBHOOK_DELIVERIES.labels(outcome.value).inc()
+    return outcomes
+
+
+def _recorded_row(delivery: Delivery, exchange: Exchange, outcome: Outcome, now: datetime) -> list:
     attempts = delivery.attempts + 1
     schedule = settings.WEBHOOK_RETRY_SCHEDULE
+    status, next_attempt_at, delivered_at = DeliveryStatus.FAILED, None, None
     if outcome is Outcome.DELIVERED:
-        after = {"status": DeliveryStatus.DELIVERED, "delivered_at": now, "next_attempt_at": None}
+        status, delivered_at = DeliveryStatus.DELIVERED, now
     elif attempts <= len(schedule):
-        after = {"status": DeliveryStatus.RETRYING, "next_attempt_at": now + timedelta(seconds=schedule[attempts - 1]),
-                 "dispatched_at": None}  # the sweep hands it out when due
-    else:
-        after = {"status": DeliveryStatus.FAILED, "next_attempt_at": None}
-    Delivery.objects.filter(pk=delivery.pk, claim=claim).update(
-        attempts=F("attempts") + 1, response_status=exchange.status, response_body=exchange.body,
-        error=_error_of(exchange, outcome), duration_ms=exchange.duration_ms, claimed_at=None, claim=None, **after)
-    health.note_endpoint_health(webhook=delivery.webhook, delivered=outcome is Outcome.DELIVERED, now=now)
-    return outcome
+        status, next_attempt_at = DeliveryStatus.RETRYING, now + timedelta(seconds=schedule[attempts - 1])
+    return [status.value, exchange.status, exchange.body, _error_of(exchange, outcome), exchange.duration_ms,
+            _stored("next_attempt_at", next_attempt_at), _stored("delivered_at", delivered_at), delivery.pk,
+            _stored("claim", delivery.claim)]
+
+
+def _record_statement() -> str:
+    """One UPDATE per attempt, the same text for all (the driver sends them together). The retry's hand-out is
+    the sweep's once it is due (dispatched_at cleared)."""
+    table, column = _table_and_columns()
+    assigned = ", ".join(f"{column[name]} = %s" for name in (
+        "status", "response_status", "response_body", "error", "duration_ms", "next_attempt_at", "delivered_at"))
+    return (f"UPDATE {table} SET {assigned}, {column['attempts']} = {column['attempts']} + 1, "
+            f"{column['dispatched_at']} = NULL, {column['claimed_at']} = NULL, {column['claim']} = NULL "
+            f"WHERE {column['id']} = %s AND {column['claim']} = %s")
+
+
+def _table_and_columns() -> tuple[str, dict[str, str]]:
+    meta, quote = Delivery._meta, connection.ops.quote_name
+    return quote(meta.db_table), {field.name: quote(field.column) for field in meta.concrete_fields}
+
+
+def _stored(field_name: str, value):
+    """`value` as the model's field writes it on this database (a timestamp, a UUID)."""
+    return Delivery._meta.get_field(field_name).get_db_prep_save(value, connection)
 
 
 def _error_of(exchange: Exchange, outcome: Outcome) -> str:
@@ -161,24 +175,71 @@ def _error_of(exchange: Exchange, outcome: Outcome) -> str:
     return exchange.error
 
 
+def _settle_copies(delivered: list[Delivery], now: datetime) -> None:
+    """A message delivered once needs no more attempts: its other deliveries to the endpoint (the original and
+    its redeliveries), waiting or failed, are marked delivered, and a copy in flight finds its claim gone and
+    records nothing."""
+    if not delivered:
+        return
+    roots = {delivery.original_id or delivery.pk for delivery in delivered}
+    (Delivery.objects.filter(Q(pk__in=roots) | Q(original_id__in=roots)).exclude(status=DeliveryStatus.DELIVERED)
+     .exclude(pk__in=[delivery.pk for delivery in delivered])
+     .update(status=DeliveryStatus.DELIVERED, delivered_at=now, next_attempt_at=None, error="", claimed_at=None,
+             claim=None))
+
+
+def fail_inactive(deliveries: list[Delivery]) -> None:
+    """Claimed deliveries whose webhook was switched off meanwhile: failed, without an attempt."""
+    Delivery.objects.filter(pk__in=[delivery.pk for delivery in deliveries]).update(
+        status=DeliveryStatus.FAILED, next_attempt_at=None, error=INACTIVE, claimed_at=None, claim=None)
+
+
+def renew_hand_outs(delivery_ids: list[int], *, now: datetime) -> None:
+    """The deliveries a sender holds waiting for their endpoint are still in hand, not lost."""
+    Delivery.objects.filter(pk__in=delivery_ids, claimed_at__isnull=True).update(dispatched_at=now)
+
+
 def sweep(*, queue_is_empty: bool, now: datetime | None = None) -> list[int]:
-    """The periodic pass: disable endpoints that have failed for too long, and take the deliveries due for a
-    hand-out: retries whose time has come, those claimed by a worker that died (a claim older than
-    WEBHOOK_LOST_AFTER_SECONDS), and, once the queue of hand-outs is empty, those handed out that long ago and
-    never claimed (lost with a worker, or never handed out after their commit). While a backlog waits in the
-    queue a late claim is no sign of loss: handing those out again would only lengthen it. Answers the ids
-    taken, marked handed out."""
+    """The periodic pass: disable endpoints that have failed for too long, prune old deliveries, update the
+    backlog's gauges, and take the deliveries due for a hand-out: retries whose time has come, those claimed by a
+    process that died (a claim older than WEBHOOK_LOST_AFTER_SECONDS), and, once the queue of hand-outs is
+    empty, those handed out that long ago and never claimed (lost with a process, or never handed out after
+    their commit; a sender renews what it holds). While a backlog waits in the queue a late claim is no sign of
+    loss: handing those out again would only lengthen it. At most SWEEP_PER_ENDPOINT per endpoint, so that each
+    endpoint's due retries take their turn. Answers the ids taken, marked handed out."""
     now = now or timezone.now()
     health.disable_failing_webhooks(now=now)
+    prune(now=now)
+    measure_backlog(now=now)
     lost_before = _lost_before(now)
     unclaimed = Q(dispatched_at__isnull=True) | Q(claimed_at__lt=lost_before)
     if queue_is_empty:
         unclaimed |= Q(dispatched_at__lt=lost_before, claimed_at__isnull=True)
+    each_endpoint_s_first = (
+        Delivery.objects.filter(unclaimed, status__in=OPEN_STATUSES, next_attempt_at__lte=now)
+        .annotate(turn=Window(RowNumber(), partition_by=F("webhook_id"), order_by=F("next_attempt_at").asc()))
+        .filter(turn__lte=SWEEP_PER_ENDPOINT).values("pk"))
     with transaction.atomic():
-        due = list(Delivery.objects.filter(unclaimed, status__in=OPEN_STATUSES, next_attempt_at__lte=now)
+        due = list(Delivery.objects.filter(pk__in=Subquery(each_endpoint_s_first)).filter(unclaimed)
                    .order_by("next_attempt_at").select_for_update(skip_locked=True)
                    .values_list("pk", flat=True)[:SWEEP_BATCH])
         Delivery.objects.filter(pk__in=due).update(dispatched_at=now)
     if due:
-        logger.info("webhook sweep hands out %d deliveries", len(due))
+        logger.debug("webhook sweep hands out %d deliveries", len(due))
     return due
+
+
+def prune(*, now: datetime) -> int:
+    """Remove one batch of the finished deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS (the sweep runs
+    often: a backlog of old rows goes a batch a run, never in one long statement)."""
+    cutoff = now - timedelta(days=settings.WEBHOOK_DELIVERY_RETENTION_DAYS)
+    old = list(Delivery.objects.filter(created_at__lt=cutoff).exclude(status__in=OPEN_STATUSES)
+               .order_by("created_at").values_list("pk", flat=True)[:PRUNE_BATCH])
+    return Delivery.objects.filter(pk__in=old).delete()[0] if old else 0
+
+
+def measure_backlog(*, now: datetime) -> None:
+    """tracker_webhook_backlog: the open deliveries; and how long the oldest of them has waited."""
+    backlog = Delivery.objects.filter(status__in=OPEN_STATUSES).aggregate(open=Count("pk"), oldest=Min("created_at"))
+    WEBHOOK_BACKLOG.set(backlog["open"])
+    WEBHOOK_BACKLOG_OLDEST.set((now - backlog["oldest"]).total_seconds() if backlog["oldest"] else 0)

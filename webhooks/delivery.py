@@ -1,16 +1,18 @@
-"""One HTTP exchange with a webhook's endpoint, within one deadline, reading no more than it keeps.
+"""One HTTP exchange with a webhook's endpoint, on the sender's event loop (webhooks/sender.py), within one
+deadline, reading no more than it keeps.
 
 The host is resolved and every address checked at each attempt (webhooks/addresses.py); the connection
 goes to a checked address, with the URL's host in the Host header and, for https, as the TLS server
-name whose certificate is verified. Redirects are answers like any other (never followed). Each socket
-operation may take only what is left of the deadline, so connecting, the TLS handshake, sending and
-reading together end within it, however slowly the other side drips its bytes.
+name whose certificate is verified. Redirects are answers like any other (never followed). One deadline
+covers resolving, connecting, the TLS handshake, sending and reading together, however slowly the other
+side drips its bytes. Waiting costs a socket and a coroutine, never a thread.
 """
 
+import asyncio
 import codecs
-import socket
 import ssl
 import time
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -46,46 +48,41 @@ class Exchange:
     duration_ms: int
 
 
-class _Deadline:
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-        self.ends = time.monotonic() + seconds
-
-    def left(self) -> float:
-        left = self.ends - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
-
-
-def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> Exchange:
-    """POST `body` to `url` with `headers` (and Content-Type: application/json); the answer or the failure."""
+async def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float, resolver: Executor) -> Exchange:
+    """POST `body` to `url` with `headers` (and Content-Type: application/json); the answer or the failure.
+    Host lookups run on `resolver`'s threads (getaddrinfo cannot be given a timeout)."""
     started = time.monotonic()
-    deadline = _Deadline(timeout)
     answer = _Answer()
     try:
-        target = target_of(url)
-        connection = _connect(target, resolve(target, deadline.left()), deadline)
-        try:
-            _exchange(connection, target, body, headers, deadline, answer)
-        except (TimeoutError, h11.RemoteProtocolError, OSError):
-            if answer.status is None:
-                raise  # else the status came in time, and the body's end is what failed: the answer stands
-        finally:
-            connection.close()
+        async with asyncio.timeout(timeout):
+            target = target_of(url)
+            reader, writer = await _connect(target, await resolve(target, resolver))
+            try:
+                await _exchange(reader, writer, target, body, headers, answer)
+            finally:
+                if answer.complete:
+                    writer.close()
+                else:  # nothing lingers: a connection left mid-answer is dropped, not shut down politely
+                    writer.transport.abort()
     except AddressRefused as refused:
         return _failed(Failure.ADDRESS, str(refused), started)
-    except TimeoutError:
-        return _failed(Failure.TIMEOUT, f"no complete answer within {timeout:g} s", started)
-    except ssl.SSLError as error:
-        return _failed(Failure.CONNECTION, f"TLS failed: {error.reason or error}", started)
-    except h11.RemoteProtocolError as error:
-        return _failed(Failure.CONNECTION, f"not a valid HTTP answer: {error}", started)
+    except (TimeoutError, h11.RemoteProtocolError, OSError) as error:  # TLS errors included (ssl.SSLError)
+        if answer.status is None:
+            return _failed(*_failure_of(error, timeout), started)
+        # else the status came in time, and the body's end is what failed: the answer stands
     except (h11.LocalProtocolError, ValueError) as error:  # a request h11 cannot write: a failed attempt all the same
         return _failed(Failure.CONNECTION, f"the request could not be sent: {error}", started)
-    except OSError as error:
-        return _failed(Failure.CONNECTION, f"connection failed: {error.strerror or error}", started)
     return Exchange(status=answer.status, body=answer.text(), failure=None, error="", duration_ms=_elapsed_ms(started))
+
+
+def _failure_of(error: Exception, timeout: float) -> tuple[Failure, str]:
+    if isinstance(error, TimeoutError):
+        return Failure.TIMEOUT, f"no complete answer within {timeout:g} s"
+    if isinstance(error, ssl.SSLError):
+        return Failure.CONNECTION, f"TLS failed: {error.reason or error}"
+    if isinstance(error, h11.RemoteProtocolError):
+        return Failure.CONNECTION, f"not a valid HTTP answer: {error}"
+    return Failure.CONNECTION, f"connection failed: {getattr(error, 'strerror', None) or error}"
 
 
 def unsent(failure: Failure, error: str) -> Exchange:
@@ -106,26 +103,19 @@ def _tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-def _connect(target: Target, addresses: list[IPAddress], deadline: _Deadline) -> socket.socket:
+async def _connect(target: Target, addresses: list[IPAddress]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection to the first checked address that answers, in TLS for https (with the URL's host as
     the server name and the name the certificate must carry)."""
     error: OSError = ConnectionError("no address to connect to")
+    tls = {"ssl": _tls_context(), "server_hostname": target.host} if target.scheme == "https" else {}
     for address in addresses:
         try:
-            connection = socket.create_connection((str(address), target.port), timeout=deadline.left())
-            break
+            return await asyncio.open_connection(str(address), target.port, limit=RECEIVE_BYTES, **tls)
+        except ssl.SSLError:
+            raise  # the address answered: its certificate is what failed
         except OSError as failure:
             error = failure
-    else:
-        raise error
-    if target.scheme == "https":
-        try:
-            connection.settimeout(deadline.left())
-            return _tls_context().wrap_socket(connection, server_hostname=target.host)
-        except BaseException:
-            connection.close()
-            raise
-    return connection
+    raise error
 
 
 class _Answer:
@@ -142,25 +132,24 @@ class _Answer:
         return decoder.decode(bytes(self.body[:BODY_BYTES]), final=self.complete)[:RESPONSE_BODY_CHARS]
 
 
-def _exchange(connection: socket.socket, target: Target, body: bytes, headers: dict[str, str],
-              deadline: _Deadline, answer: _Answer) -> None:
+async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: Target, body: bytes,
+                    headers: dict[str, str], answer: _Answer) -> None:
     http = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEADER_BYTES)
     request = h11.Request(method="POST", target=target.path, headers=[
         ("Host", target.host_header), ("User-Agent", USER_AGENT), ("Content-Type", "application/json"),
         ("Content-Length", str(len(body))), ("Connection", "close"), *headers.items()])
-    connection.settimeout(deadline.left())
-    connection.sendall(http.send(request) + http.send(h11.Data(data=body)) + http.send(h11.EndOfMessage()))
+    writer.write(http.send(request) + http.send(h11.Data(data=body)) + http.send(h11.EndOfMessage()))
+    await writer.drain()
     while True:
         event = http.next_event()
         if event is h11.NEED_DATA:
-            connection.settimeout(deadline.left())
-            http.receive_data(connection.recv(RECEIVE_BYTES))
+            http.receive_data(await reader.read(RECEIVE_BYTES))
         elif isinstance(event, h11.Response):
             answer.status = event.status_code
         elif isinstance(event, h11.Data):
             answer.body += event.data
             if len(answer.body) >= BODY_BYTES:
-                break
+                return
         elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
             answer.complete = True
-            break
+            return

@@ -20,14 +20,16 @@ def fail_open_deliveries(*, webhook: Webhook, error: str) -> int:
             .update(status=DeliveryStatus.FAILED, next_attempt_at=None, error=error))
 
 
-def note_endpoint_health(*, webhook: Webhook, delivered: bool, now: datetime) -> None:
-    """Track since when every attempt to the endpoint has failed: a delivered message ends that. `webhook` is the
-    copy read before the attempt: a delivery clears the mark whatever it said, as another attempt may have failed
-    and set it meanwhile."""
+def note_endpoints_health(*, delivered: list[Webhook], failed: list[Webhook], now: datetime) -> None:
+    """Track since when every attempt to each endpoint has failed (the last attempt of each decides): a delivered
+    message ends that. The webhooks are the copies read before the attempts: a delivery clears the mark whatever
+    its copy said, as another attempt may have failed and set it meanwhile."""
     if delivered:
-        Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=False).update(failing_since=None)
-    elif webhook.failing_since is None:
-        Webhook.objects.filter(pk=webhook.pk, failing_since__isnull=True).update(failing_since=now)
+        Webhook.objects.filter(pk__in=[webhook.pk for webhook in delivered], failing_since__isnull=False).update(
+            failing_since=None)
+    newly_failing = [webhook.pk for webhook in failed if webhook.failing_since is None]
+    if newly_failing:
+        Webhook.objects.filter(pk__in=newly_failing, failing_since__isnull=True).update(failing_since=now)
 
 
 def disable_failing_webhooks(*, now: datetime) -> list[Webhook]:

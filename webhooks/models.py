@@ -49,9 +49,11 @@ OPEN_STATUSES = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
 class Delivery(models.Model):
     """One message to one endpoint, from its first attempt through its retries (a row of the outbox).
 
-    `dispatched_at`: when a worker was last handed the message's next attempt (null: not yet, the sweep
-    will when it is due); `claimed_at`/`claim`: the worker sending it now. A hand-out or claim older than
-    WEBHOOK_LOST_AFTER_SECONDS belonged to a worker that died: the sweep hands the delivery out again.
+    `dispatched_at`: when a sender was last handed the message's next attempt, renewed while it holds it waiting
+    for its endpoint (null: not yet, the sweep will when it is due); `claimed_at`/`claim`: the sender sending it
+    now. A hand-out or claim older than WEBHOOK_LOST_AFTER_SECONDS belonged to a process that died: the sweep
+    hands the delivery out again. `original`: the first delivery of the message, on a redelivery; once any of them
+    is delivered, the others are settled.
     """
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
@@ -71,6 +73,7 @@ class Delivery(models.Model):
     dispatched_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     claim = models.UUIDField(null=True, blank=True)
+    original = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         verbose_name_plural = "deliveries"
@@ -82,13 +85,19 @@ class Delivery(models.Model):
             # The endpoint's attempts in flight (claimed, unfinished), counted at each claim.
             models.Index(fields=["webhook", "claimed_at"], name="delivery_in_flight_idx",
                          condition=Q(claimed_at__isnull=False)),
+            # The sweep's pruning walks them oldest first (WEBHOOK_DELIVERY_RETENTION_DAYS).
+            models.Index(fields=["created_at"], name="delivery_created_idx"),
+            # The copies of a message, found when one of them is delivered.
+            models.Index(fields=["original"], name="delivery_original_idx", condition=Q(original__isnull=False)),
         ]
 
     def __str__(self) -> str:
         return f"{self.message_id} {self.event} → {self.webhook_id} ({self.status})"
 
     @classmethod
-    def due_now(cls, *, webhook: Webhook, payload: dict, now, message_id: str | None = None) -> "Delivery":
-        """A delivery of `payload` (a frame) due now, to be handed to a worker at commit (hence dispatched_at)."""
+    def due_now(cls, *, webhook: Webhook, payload: dict, now, message_id: str | None = None,
+                original_id: int | None = None) -> "Delivery":
+        """A delivery of `payload` (a frame) due now, to be handed to a sender at commit (hence dispatched_at)."""
         return cls(webhook=webhook, message_id=message_id or f"msg_{uuid.uuid4().hex}", event=payload["event"],
-                   seq=payload.get("seq"), payload=payload, created_at=now, next_attempt_at=now, dispatched_at=now)
+                   seq=payload.get("seq"), payload=payload, created_at=now, next_attempt_at=now, dispatched_at=now,
+                   original_id=original_id)

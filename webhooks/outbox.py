@@ -8,7 +8,7 @@ leaves no delivery; a crash after the commit loses none (the sweep finds them).
 
 from django.utils import timezone
 
-from . import dispatch, selectors
+from . import selectors, tasks
 from .models import Delivery
 
 
@@ -19,5 +19,5 @@ def enqueue(*, project_id: int, frames: list[dict]) -> None:
     deliveries = Delivery.objects.bulk_create(
         Delivery.due_now(webhook=webhook, payload=frame, now=now)
         for frame in frames for webhook in webhooks if webhook.wants(frame["event"]))
-    dispatch.hand_out_after_commit([delivery.pk for delivery in deliveries])
+    tasks.hand_out_after_commit([delivery.pk for delivery in deliveries])
 

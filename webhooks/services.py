@@ -13,9 +13,10 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.rows import UNCHANGED, locked
+from core.time import timestamp
 from projects.models import Project
 
-from . import addresses, dispatch, health, keys
+from . import addresses, health, keys, tasks
 from .models import Delivery, Webhook
 
 MAX_WEBHOOKS_PER_PROJECT = 20
@@ -80,21 +81,24 @@ def rotate_secret(*, webhook: Webhook) -> tuple[Webhook, str]:
 def ping_webhook(*, webhook: Webhook) -> Delivery:
     """A `webhook.ping` message, sent now like any delivery."""
     _require_active(webhook)
-    payload = {"event": PING_EVENT, "project_id": webhook.project_id, "webhook_id": webhook.pk}
-    return _queue(Delivery.due_now(webhook=webhook, payload=payload, now=timezone.now()))
+    now = timezone.now()
+    payload = {"event": PING_EVENT, "project_id": webhook.project_id, "webhook_id": webhook.pk,
+               "occurred_at": timestamp(now)}
+    return _queue(Delivery.due_now(webhook=webhook, payload=payload, now=now))
 
 
 @transaction.atomic
 def redeliver(*, delivery: Delivery) -> Delivery:
-    """The same message (same webhook-id and body) as a new delivery, sent now, with its own retries."""
+    """The same message (same webhook-id and body) as a new delivery, sent now, with its own retries. Whichever of
+    the message's deliveries is delivered first settles the others (webhooks/attempts.py)."""
     _require_active(delivery.webhook)
     return _queue(Delivery.due_now(webhook=delivery.webhook, payload=delivery.payload, now=timezone.now(),
-                                   message_id=delivery.message_id))
+                                   message_id=delivery.message_id, original_id=delivery.original_id or delivery.pk))
 
 
 def _queue(delivery: Delivery) -> Delivery:
     delivery.save()
-    dispatch.hand_out_after_commit([delivery.pk])
+    tasks.hand_out_after_commit([delivery.pk])
     return delivery
 
 

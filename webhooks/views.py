@@ -56,6 +56,7 @@ class WebhookViewSet(ProjectScopedViewSet):
     not_found_message = "webhook not found"
     required_roles = {action: Role.MANAGER for action in
                       ("retrieve", "update", "destroy", "rotate_secret", "ping", "deliveries", "redeliver")}
+    query_parameters = {"deliveries": DeliveryListInput}
 
     def find_object(self) -> Webhook:
         return selectors.webhook(webhook_id=self.kwargs["webhook_id"])
@@ -90,7 +91,7 @@ class WebhookViewSet(ProjectScopedViewSet):
         webhook, secret = services.rotate_secret(webhook=self.object)
         return Response(_webhook(webhook, secret=secret))
 
-    @extend_schema(description='Send a `{"event": "webhook.ping", "project_id", "webhook_id"}` message now. '
+    @extend_schema(description='Send a `{"event": "webhook.ping", "project_id", "webhook_id", "occurred_at"}` message now. '
                                "422 when the webhook is not active.",
                    request=None, responses={202: DELIVERY_QUEUED, **error_responses(401, 403, 404, 422)})
     def ping(self, request, webhook_id):

@@ -43,20 +43,22 @@ def with_etag(request, data: dict, etag: str) -> Response:
     return not_modified(request, etag) or Response(data, headers={"ETag": etag})
 
 
+def require_current(request, etag: str) -> None:
+    """Refuse the write (412) when the request's If-Match names none of `etag`, the resource's ETag as the write
+    locked it. Strong comparison: a weak ETag never matches."""
+    header = request.headers.get("If-Match")
+    if header is not None:
+        tags = parse_etags(header)
+        if "*" not in tags and etag not in tags:
+            raise PreconditionFailed()
+
+
 def precondition(request, etag_now: Callable[..., str]) -> Callable[..., None] | None:
     """For a write's service, from the request's If-Match (None without one): called with the resource as the
     write locked it, it refuses the write (412) unless the resource's ETag is still one the client sent."""
-    header = request.headers.get("If-Match")
-    if header is None:
+    if "If-Match" not in request.headers:
         return None
-    tags = parse_etags(header)
-
-    def check(*resource) -> None:
-        # Strong comparison: a weak ETag never matches.
-        if "*" not in tags and etag_now(*resource) not in tags:
-            raise PreconditionFailed()
-
-    return check
+    return lambda *resource: require_current(request, etag_now(*resource))
 
 
 def conditional_write(request, etag_now: Callable[..., str], write: Callable[..., Any]) -> tuple[Any, str]:

@@ -1,4 +1,4 @@
-"""Every API error is rendered here, as JSON with an `error` message."""
+"""Every API error is rendered here, as JSON with an `error` message and its `code` (core/api/errors.py)."""
 
 import logging
 
@@ -9,25 +9,18 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import OperationalError
 from django.http import Http404
 from psycopg_pool import PoolTimeout
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from core.api.busy import BUSY, RETRY_SOON
+from core.api.errors import error_body
 from core.cache import CountersUnavailable
 from core.errors import RuleViolation, Unavailable
 
 logger = logging.getLogger("core.api")
-
-
-def error_body(message: str, field: str | None = None, **extra) -> dict:
-    body = {"error": message}
-    if field:
-        body["field"] = field
-    body.update(extra)
-    return body
 
 
 def first_error(detail, path: tuple = ()) -> tuple[str, str | None]:
@@ -55,11 +48,11 @@ def api_exception_handler(exc, context):
         exc = exceptions.ValidationError(as_serializer_error(exc))
     if isinstance(exc, RuleViolation):
         set_rollback()
-        return Response(error_body(exc.message, exc.field, **exc.extra), status=422)
+        return Response(error_body(exc.message, status=422, field=exc.field, **exc.extra), status=422)
     if isinstance(exc, exceptions.ValidationError):
         set_rollback()
         message, field = first_error(exc.detail)
-        return Response(error_body(message, field), status=422)
+        return Response(error_body(message, status=422, field=field), status=422)
     if is_pool_timeout(exc):  # every pooled connection stayed busy for the pool's whole timeout
         return busy("No database connection within the pool timeout", context)
     if isinstance(exc, CountersUnavailable):  # the rate limit could not count the request
@@ -70,18 +63,19 @@ def api_exception_handler(exc, context):
         # Raised where the files of a multipart body are first read: by an upload view, or by the fingerprint of
         # its Idempotency-Key before the view runs (core.idempotency); the same answer either way.
         return Response(error_body(f"files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files per request",
-                                   "files"), status=422)
+                                   status=422, field="files"), status=422)
     if isinstance(exc, SuspiciousOperation):
         # Django's own refusals of a request it will not read (too big, too many fields): the client's fault.
         status_code, message = refusal(exc)
-        return Response({"error": message}, status=status_code)
+        return Response(error_body(message, status=status_code), status=status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         # Not an API error: an API client still gets JSON, and the trace goes to the log.
         logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)
         set_rollback()
-        return Response({"error": "internal server error"}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
-    response.data = {"error": _message_of(exc)}
+        return Response(error_body("internal server error", status=500), status=500)
+    # A refusal may name a more precise code than its status does (core.idempotency.KeyInFlight).
+    response.data = error_body(_message_of(exc), status=response.status_code, code=getattr(exc, "error_code", None))
     return response
 
 
@@ -89,7 +83,7 @@ def busy(reason: str, context, message: str = BUSY) -> Response:
     """A 503: whatever the request began is rolled back, and the client may retry."""
     logger.warning("%s in %s", reason, context.get("view").__class__.__name__)
     set_rollback()
-    return Response({"error": message}, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers=RETRY_SOON)
+    return Response(error_body(message, status=503), status=503, headers=RETRY_SOON)
 
 
 def is_pool_timeout(exc: Exception) -> bool:

@@ -6,8 +6,13 @@ hex_color = RegexValidator(r"^#[0-9a-fA-F]{6}$", "must be a hex color like #1a2b
 
 
 class HexColorField(serializers.CharField):
+    """`#rrggbb`, stored and shown in lower case."""
+
     def __init__(self, **kwargs):
         super().__init__(max_length=7, validators=[hex_color], **kwargs)
+
+    def to_internal_value(self, data):
+        return super().to_internal_value(data).lower()
 
 # Ids fit a signed 64-bit column; a larger number would overflow the database driver (a 500).
 MAX_ID = 2**63 - 1

@@ -1,7 +1,7 @@
 """OpenAPI: how drf-spectacular describes this API, and the helpers views use to declare their answers.
 
 Every answer of the API is a JSON object (a list comes in an envelope such as `{"projects": [...]}`),
-every `ts` value a `YYYY-MM-DD HH:MM:SS` string in UTC, and every error `{"error": ...}`: the schema
+every `ts` value a `YYYY-MM-DD HH:MM:SS` string in UTC, and every error `{"error": ..., "code": ...}`: the schema
 class, the field extension and the hook below make the reference say so once, for every view.
 """
 
@@ -14,6 +14,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from core.api.errors import ALL_CODES
+
 ERROR_MEANINGS = {
     400: "A request that cannot be read: malformed JSON, a body that is not a JSON object, too many parameters, "
          "a malformed `Idempotency-Key`",
@@ -24,8 +26,8 @@ ERROR_MEANINGS = {
     413: "The request body is larger than any legal request",
     412: "The resource changed since the ETag sent in `If-Match`: nothing was changed",
     415: "The body is not of a media type this operation accepts",
-    422: "Validation failed; `error` names the offending field (or the `Idempotency-Key` was used with another "
-         "request)",
+    422: "Validation failed; `error` names the offending field or query parameter (or the `Idempotency-Key` was "
+         "used with another request)",
     429: "Too many requests: wait as long as `Retry-After` says",
 }
 TIMESTAMP = {
@@ -44,6 +46,7 @@ AREAS = [
     (r"/tags\b", "tags"),
     (r"/events\b", "events"),
     (r"/webhooks\b", "webhooks"),
+    (r"/markdown$", "markdown"),
     (r"/imports$|/exports$|/jobs/", "transfers"),
     (r"/tickets|/archived-tickets", "tickets"),
     (r"", "projects"),
@@ -52,6 +55,8 @@ AREAS = [
 
 class ErrorOutput(serializers.Serializer):
     error = serializers.CharField(help_text="What went wrong, naming the field at fault")
+    code = serializers.ChoiceField(choices=ALL_CODES, help_text="What went wrong, as a stable word for programs "
+                                                                "(docs: Errors)")
     field = serializers.CharField(required=False, help_text="The offending field, on some 422 answers")
 
 
@@ -174,7 +179,8 @@ RETRY_AFTER = {"schema": {"type": "string"}, "description": "Seconds to wait bef
 
 def add_common_errors(result, generator, request, public):
     """Answers every operation can get whatever its view says: 400, 401 and 429, and for a body 413 and 415;
-    on every POST, the Idempotency-Key header with its 409 and 422 and the header of a replayed answer."""
+    on every GET, 422 for a query parameter it does not take; on every POST, the Idempotency-Key header with its
+    409 and 422 and the header of a replayed answer."""
     error = {"description": "", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}}
     for item in result["paths"].values():
         for method, operation in item.items():
@@ -182,6 +188,8 @@ def add_common_errors(result, generator, request, public):
             codes = [400, 401, 429]
             if "requestBody" in operation:
                 codes += [413, 415]
+            if method == "get":
+                codes.append(422)
             if method == "post":
                 codes += [409, 422]
             for code in codes:

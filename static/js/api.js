@@ -18,9 +18,10 @@ window.trackerApi = (() => {
   }
 
   // `body`: a plain object (sent as JSON), a FormData (multipart, for uploads) or undefined (no body).
-  // `keepalive`: the request outlives the page (one sent as a link leads elsewhere).
-  async function request(method, url, body, { keepalive = false } = {}) {
-    const headers = { Accept: "application/json" };
+  // `keepalive`: the request outlives the page (one sent as a link leads elsewhere). `headers`: more of them
+  // (If-Match). `withEtag`: answer {data, etag} rather than the data alone.
+  async function request(method, url, body, { keepalive = false, headers: extra = {}, withEtag = false } = {}) {
+    const headers = { Accept: "application/json", ...extra };
     let payload;
     if (body instanceof FormData) payload = body;
     else if (body !== undefined) {
@@ -36,7 +37,7 @@ window.trackerApi = (() => {
     }
     const data = await response.json().catch(() => null);
     if (!response.ok) throw new ApiError(response.status, data);
-    return data;
+    return withEtag ? { data, etag: response.headers.get("ETag") } : data;
   }
 
   // What a person reads when a request is refused: the service's own message (it names the reason and the
@@ -62,7 +63,7 @@ window.trackerApi = (() => {
   return {
     ApiError,
     explain,
-    get: (url) => request("GET", url),
+    get: (url, options) => request("GET", url, undefined, options),
     post: (url, body, options) => request("POST", url, body, options),
   };
 })();

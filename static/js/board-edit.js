@@ -79,6 +79,14 @@
       delayOnTouchOnly: true,
       delay: 150,
       ghostClass: "card-placeholder",
+      // The placeholder goes above a card while the pointer is on its upper half and below it on its lower half,
+      // whichever way the drag came from (SortableJS alone swaps by direction: moving down over a card's upper
+      // half put the card below it); the drop lands where the placeholder shows.
+      onMove(event, pointerEvent) {
+        if (!event.related.matches(".ticket-card")) return true;
+        const y = pointerEvent.touches?.[0]?.clientY ?? pointerEvent.clientY;
+        return y < event.relatedRect.top + event.relatedRect.height / 2 ? -1 : 1;
+      },
       dragClass: "card-dragged",
       onStart(event) {
         origin = { cards: event.from, next: event.item.nextElementSibling };

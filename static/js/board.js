@@ -15,7 +15,7 @@ const MAX_RETRY_DELAY_MS = 30000;
 // The role ladder of the API's role table (decisions.md, "Roles"); the API enforces it, the page only
 // leaves out the controls a role cannot use.
 const RANK = { viewer: 1, contributor: 2, editor: 3, developer: 3, manager: 4 };
-const NEEDED = { sort: RANK.contributor, edit: RANK.editor };
+const NEEDED = { sort: RANK.contributor, edit: RANK.editor, manage: RANK.manager };
 
 const board = document.querySelector("[data-board]");
 const columns = new Map(
@@ -149,9 +149,15 @@ function initials(name) {
   return name.split(/\s+/).filter(Boolean).slice(0, 2).map((word) => word[0].toUpperCase()).join("");
 }
 
+// Whether dark text reads better than white on this colour (WCAG's contrast ratio of each, by relative luminance).
 function isLight(hex) {
-  const [r, g, b] = [1, 3, 5].map((start) => parseInt(hex.slice(start, start + 2), 16));
-  return 0.299 * r + 0.587 * g + 0.114 * b > 160;
+  const channel = (start) => {
+    const value = parseInt(hex.slice(start, start + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  const DARK_TEXT = 0.0165; // #1f2328
+  return (luminance + 0.05) / (DARK_TEXT + 0.05) > 1.05 / (luminance + 0.05);
 }
 
 // The count of each column is of the cards shown (a filter hides the others).
@@ -231,7 +237,11 @@ const APPLY = {
   "column.sorted": sortColumn,
 };
 
+// The columns themselves (the page's own markup) changed in the project's settings.
+const COLUMN_EVENTS = new Set(["status.created", "status.updated", "status.deleted", "statuses.sorted"]);
+
 function receive(frame) {
+  if (COLUMN_EVENTS.has(frame.event)) notify("This board's columns were changed: reload the page to see them.");
   if (frame.event === "resync_required") {
     reloadBoard();
   } else if (queued) {

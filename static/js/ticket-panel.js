@@ -2,7 +2,9 @@
 // `?ticket=<id>` (the notifications menu's) or on load. Everything is read from and written to the API;
 // frames of the board socket about the open ticket refresh it, so changes made elsewhere show while it is
 // open. The description is Markdown: the page shows it as the server renders it, through the docs pages'
-// sanitizing renderer (the detail's `description_html`), never as HTML built here.
+// sanitizing renderer (the detail's `description_html`), never as HTML built here. The description is saved with
+// `If-Match`: when someone changed it meanwhile (412), the newer version shows and nothing is overwritten unless
+// the person asks. Blockers, history, time entries, archive and delete: ticket-panel-work.js, on `trackerPanel`.
 "use strict";
 
 (() => {
@@ -22,11 +24,12 @@
   const TYPES = { feature: "Feature", bug: "Bug", release: "Release" };
   const REFRESH_DELAY_MS = 60; // a write's own answer and its frame come together: one refresh for both
 
-  let current = null; // {id, number, ref, detail, time, description}
+  let current = null; // {id, number, ref, detail, time, base}; base: the description being edited, {etag, text}
   let opener = null; // what had focus when the panel opened: it gets it back on close
   let refreshTimer = null;
   let refreshWanted = { time: false };
   let ticking = null;
+  const drawHooks = []; // called with the detail each time it is drawn (ticket-panel-work.js)
 
   const ticketUrl = () => `/api/v1/projects/${tb.projectId}/tickets/${current.number}`;
 
@@ -46,7 +49,9 @@
     field("ref").textContent = ticket.prefix_ref;
     field("title").textContent = ticket.title;
     for (const name of ["description", "upload-status", "timer", "time-total"]) field(name).replaceChildren();
-    for (const name of ["assignees", "tags", "checklist", "attachments", "comments"]) {
+    find("[data-panel-history]").open = false;
+    for (const name of ["assignees", "tags", "checklist", "attachments", "comments", "blockers", "time-entries",
+                        "history"]) {
       list(name).replaceChildren();
       delete list(name).dataset.drawn;
     }
@@ -79,6 +84,7 @@
   function closeEditors() {
     form("title").hidden = true;
     form("description").hidden = true;
+    find("[data-panel-conflict]").hidden = true;
     find(".panel-title-row").hidden = false;
     field("description").hidden = false;
   }
@@ -138,6 +144,7 @@
     drawChecklist(ticket);
     drawAttachments(ticket);
     drawComments(ticket);
+    for (const hook of drawHooks) hook(ticket);
   }
 
   // A field shown as a control to editors and as text to others; a control in use is left alone.
@@ -252,7 +259,11 @@
                                      textContent: localTime(comment.created_at) });
       const head = element("div", { className: "comment-head" },
                            element("strong", { textContent: comment.user_name }), " ", when);
-      return element("li", {}, head, element("p", { className: "comment-body", textContent: comment.message }));
+      const body = element("div", { className: "comment-body markdown" });
+      // Safe to insert: the server rendered it with raw HTML escaped and sanitized it (core/markdown.py).
+      if (comment.message_html !== undefined) body.innerHTML = comment.message_html;
+      else body.textContent = comment.message;
+      return element("li", {}, head, body);
     }, "No comments yet.");
   }
 
@@ -275,6 +286,23 @@
     };
     show();
     if (timer?.is_running === 1) ticking = setInterval(show, 1000);
+    drawEntries(current.time.entries.filter((entry) => entry.is_running === 0));
+  }
+
+  // Finished entries, everyone's: their owner (or a manager) may delete them.
+  function drawEntries(entries) {
+    const manager = tb.can("manage");
+    drawList("time-entries", entries, (entry) => {
+      const what = `${duration(entry.minutes * 60)} by ${entry.user_name}`;
+      const item = element("li", {}, element("span", { textContent: what }));
+      if (entry.note) item.append(" ", muted(`· ${entry.note}`));
+      if (entry.user_id === tb.userId || manager) {
+        item.append(" ", element("button", { type: "button", className: "link", textContent: "Delete",
+                                             ariaLabel: `Delete ${what}` }));
+        item.lastElementChild.dataset.deleteEntry = entry.id;
+      }
+      return item;
+    }, "No time recorded yet.");
   }
 
   async function toggleTimer() {
@@ -322,8 +350,14 @@
     "edit-title": () => openEditor("title", current.detail?.title ?? field("title").textContent,
                                    find(".panel-title-row")),
     "cancel-title": () => leaveEditor("title"),
-    "edit-description": () => openEditor("description", current.detail?.description ?? "", field("description")),
+    "edit-description": editDescription,
     "cancel-description": () => leaveEditor("description"),
+    "take-theirs": () => {
+      form("description").elements.description.value = current.base.text;
+      find("[data-panel-conflict]").hidden = true;
+      form("description").elements.description.focus();
+    },
+    "save-mine": () => saveDescription(form("description").elements.description.value),
   };
 
   // The title and the description are edited in place of what shows them.
@@ -335,6 +369,71 @@
     editor.elements[name].focus();
   }
 
+  // The version the edit starts from, with its ETag: the save sends it as If-Match.
+  async function readBase() {
+    const { data, etag } = await api.get(ticketUrl(), { withEtag: true });
+    return { etag, text: data.ticket.description };
+  }
+
+  async function editDescription() {
+    const opened = current;
+    try {
+      opened.base = await readBase();
+    } catch (error) {
+      showError(api.explain(error));
+      return;
+    }
+    if (current !== opened) return;
+    window.trackerMarkdown.write(form("description").querySelector("[data-editor=markdown]"));
+    openEditor("description", opened.base.text, field("description"));
+  }
+
+  // Saved over `current.base` only: if the ticket changed since, the answer is 412 and nothing was written. A
+  // change elsewhere than in the description (a comment, a tag) is no conflict: the save goes again on the
+  // new version. A changed description is shown, and the person chooses.
+  async function saveDescription(text) {
+    const opened = current;
+    const save = () => api.post(`${ticketUrl()}/update`, { description: text },
+                                { headers: { "If-Match": opened.base.etag } });
+    try {
+      await save();
+    } catch (error) {
+      if (error.status !== 412 || current !== opened) return showError(api.explain(error));
+      const newer = await readBase().catch(() => null);
+      if (!newer || current !== opened) return showError(api.explain(error));
+      const theirs = newer.text;
+      const unchanged = theirs === opened.base.text;
+      opened.base = newer;
+      if (!unchanged) return showConflict();
+      try {
+        await save();
+      } catch (again) {
+        return showError(api.explain(again));
+      }
+    }
+    showError("");
+    ACTIONS["cancel-description"]();
+    scheduleRefresh();
+  }
+
+  async function showConflict() {
+    const opened = current;
+    const conflict = find("[data-panel-conflict]");
+    try {
+      const { ticket } = await api.get(`${ticketUrl()}?description=html`);
+      if (current !== opened) return;
+      const history = await api.get(`${ticketUrl()}/history`);
+      const edit = history.history.find((entry) => "description" in entry.changes);
+      conflict.querySelector("[data-conflict-by]").textContent = edit ? `${edit.actor.name} edited it.` : "";
+      // Safe to insert: the server's sanitized rendering (core/markdown.py).
+      conflict.querySelector("[data-conflict-html]").innerHTML = ticket.description_html || "<p>(empty)</p>";
+      conflict.hidden = false;
+      conflict.querySelector("[data-panel-action=take-theirs]").focus();
+    } catch (error) {
+      showError(api.explain(error));
+    }
+  }
+
   function leaveEditor(name) {
     closeEditors();
     find(`[data-panel-action=edit-${name}]`).focus();
@@ -344,9 +443,7 @@
     async title(data) {
       if (await update({ title: data.get("title").trim() })) ACTIONS["cancel-title"]();
     },
-    async description(data) {
-      if (await update({ description: data.get("description") })) ACTIONS["cancel-description"]();
-    },
+    description: (data) => saveDescription(data.get("description")),
     assign: (data) => write(() => api.post(`${ticketUrl()}/assign`, { user_id: Number(data.get("user_id")) })),
     tag: (data) => update({ tags: [...current.detail.tags.map((tag) => tag.id), Number(data.get("tag_id"))] }),
     async checklist(data, element) {
@@ -383,7 +480,7 @@
   panel.addEventListener("click", (event) => {
     const target = event.target.closest("[data-panel-action], [data-unassign], [data-untag]");
     if (!target || !current) return;
-    if (target.dataset.panelAction) ACTIONS[target.dataset.panelAction]();
+    if (target.dataset.panelAction) ACTIONS[target.dataset.panelAction]?.();
     else if (target.dataset.unassign) {
       write(() => api.post(`${ticketUrl()}/unassign`, { user_id: Number(target.dataset.unassign) }));
     } else {
@@ -394,7 +491,7 @@
 
   panel.addEventListener("submit", (event) => {
     const name = event.target.dataset.panelForm;
-    if (!name || !current) return;
+    if (!name || !current || !FORMS[name]) return;
     event.preventDefault();
     FORMS[name](new FormData(event.target), event.target);
   });
@@ -484,6 +581,21 @@
     const asked = new URLSearchParams(window.location.search).get("ticket");
     if (asked) openTicket(Number(asked));
   });
+
+  // What ticket-panel-work.js builds on: the open ticket, the write path, the actions and forms it adds.
+  window.trackerPanel = {
+    element: panel,
+    current: () => current,
+    ticketUrl,
+    write,
+    refresh: scheduleRefresh,
+    close: closePanel,
+    onDraw: (hook) => drawHooks.push(hook),
+    actions: ACTIONS,
+    forms: FORMS,
+    drawList,
+    words: { element, muted, localTime, duration },
+  };
 
   // ---- words ---------------------------------------------------------------------------------------------
 

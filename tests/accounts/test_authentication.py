@@ -17,7 +17,7 @@ def get_with(header: str):
 def test_missing_token_is_401_with_challenge(anonymous, db):
     response = anonymous.get(URL)
     assert response.status_code == 401
-    assert response.json() == {"error": "Authentication credentials were not provided."}
+    assert response.json() == {"code": "unauthenticated", "error": "Authentication credentials were not provided."}
     assert response["WWW-Authenticate"] == "Bearer"
 
 
@@ -37,7 +37,8 @@ def test_malformed_header_is_401(header, db):
 
 def test_unknown_token_is_401(db):
     response = get_with("Bearer " + "0" * 64)
-    assert (response.status_code, response.json()) == (401, {"error": "invalid, expired or revoked token"})
+    assert (response.status_code, response.json()) == (401, {
+        "code": "unauthenticated", "error": "invalid, expired or revoked token"})
 
 
 def test_valid_token_authenticates(manager):

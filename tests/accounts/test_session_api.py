@@ -33,7 +33,7 @@ def test_a_session_reads_the_api_like_a_token(browser, client_for, project, mana
 
 def test_a_session_reaches_only_its_users_projects(browser, project):
     response = browser.get(BOARD.format(id=project.id + 1000))
-    assert (response.status_code, response.json()) == (404, {"error": "project not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "project not found"})
 
 
 def test_a_session_write_needs_the_csrf_token(browser):
@@ -70,14 +70,15 @@ def test_this_origin_and_trusted_origins_count(browser, project, settings):
 
 def test_a_bad_token_is_not_retried_as_the_session(browser, project):
     response = browser.get(BOARD.format(id=project.id), HTTP_AUTHORIZATION="Bearer " + "0" * 64)
-    assert (response.status_code, response.json()) == (401, {"error": "invalid, expired or revoked token"})
+    assert (response.status_code, response.json()) == (401, {
+        "code": "unauthenticated", "error": "invalid, expired or revoked token"})
 
 
 def test_after_logout_the_session_reads_nothing(browser, project):
     browser.logout()
     response = browser.get(BOARD.format(id=project.id))
     assert (response.status_code, response.json()) == (
-        401, {"error": "Authentication credentials were not provided."})
+        401, {"code": "unauthenticated", "error": "Authentication credentials were not provided."})
 
 
 def test_a_session_is_rate_limited_as_its_user(browser, client_for, manager, project, settings):
@@ -88,4 +89,4 @@ def test_a_session_is_rate_limited_as_its_user(browser, client_for, manager, pro
     assert (response.status_code, response["X-RateLimit-Remaining"]) == (200, "0")
     limited = browser.get(PROJECTS)
     assert (limited.status_code, limited.json(), limited["X-RateLimit-Limit"]) == (
-        429, {"error": "rate limit exceeded"}, "3")
+        429, {"code": "rate_limited", "error": "rate limit exceeded"}, "3")

@@ -63,7 +63,8 @@ def test_a_viewers_page_writes_are_refused_and_change_nothing(member_with, proje
 
     response = send(browser, path, body)
 
-    assert (response.status_code, response.json()) == (403, {"error": "your role in this project does not allow this"})
+    assert (response.status_code, response.json()) == (403, {
+        "code": "forbidden", "error": "your role in this project does not allow this"})
     assert board_state(project) == before
     assert not Ticket.objects.get(pk=column.pk).assignees.exists()
 

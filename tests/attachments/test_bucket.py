@@ -77,7 +77,7 @@ def test_a_delete_removes_the_object_once_it_commits(client_for, editor, ticket,
 def test_an_upload_whose_transaction_fails_leaves_no_object(client_for, editor, ticket, bucket, monkeypatch):
     database_write_fails(monkeypatch)
     response = client_for(editor).post(upload_url(ticket), **multipart(("shot.png", PNG), ("scan.pdf", samples.PDF)))
-    assert (response.status_code, response.json()) == (500, {"error": "internal server error"})
+    assert (response.status_code, response.json()) == (500, {"code": "server_error", "error": "internal server error"})
     assert (Attachment.objects.exists(), bucket.keys()) == (False, [])
 
 

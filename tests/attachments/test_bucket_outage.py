@@ -16,7 +16,7 @@ from tickets.models import Attachment
 
 pytestmark = pytest.mark.usefixtures("bucket")
 
-OUT_OF_REACH = {"error": "the file storage is out of reach, try again shortly"}
+OUT_OF_REACH = {"error": "the file storage is out of reach, try again shortly", "code": "unavailable"}
 TIMEOUT = 0.3
 
 

@@ -28,3 +28,13 @@ def test_check_deploy_flags_the_development_defaults():
     result = deploy_check({})
     assert result.returncode != 0
     assert "security.W009" in result.stderr  # the built-in secret key
+
+
+def test_check_deploy_warns_of_a_bucket_that_is_not_there(s3_server):
+    bucket = s3_server.new_bucket()
+    present = deploy_check({**PRODUCTION, **bucket.env()})
+    missing = deploy_check({**PRODUCTION, **bucket.env(), "AWS_STORAGE_BUCKET_NAME": "tracker-never-created"})
+
+    assert present.returncode == 0, present.stdout + present.stderr
+    assert missing.returncode != 0
+    assert "tracker.W002" in missing.stderr and "tracker-never-created does not exist" in missing.stderr

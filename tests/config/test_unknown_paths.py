@@ -14,14 +14,14 @@ def test_unknown_api_path_is_json_404_for_every_method(client, client_for, manag
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     if method != "head":
-        assert response.json() == {"error": "not found"}
+        assert response.json() == {"code": "not_found", "error": "not found"}
 
 
 def test_a_form_post_with_a_session_cookie_is_not_refused_by_csrf(client, manager):
     client.force_login(manager)
     client.handler.enforce_csrf_checks = True
     response = client.post("/api/v1/no/such/path", {"a": "b"})
-    assert (response.status_code, response.json()) == (404, {"error": "not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "not found"})
 
 
 @pytest.mark.parametrize("path", ["//api//v1//projects", "///api/v1/projects", "//api/nowhere"])
@@ -30,7 +30,7 @@ def test_doubled_slashes_before_api_still_answer_json(client, client_for, manage
         # As a server passes the path on: the test client would read a leading "//api" as a host name.
         response = api.get("/", PATH_INFO=path)
         assert (response.status_code, response["Content-Type"], response.json()) == (
-            404, "application/json", {"error": "not found"})
+            404, "application/json", {"code": "not_found", "error": "not found"})
         assert "X-RateLimit-Limit" in response
 
 

@@ -9,7 +9,7 @@ from django.db import transaction
 from config.celery import app as celery_app
 from core import background
 
-from . import background_tasks
+from . import background_service, background_tasks
 from .background_tasks import explode, record, wait_for
 
 
@@ -17,6 +17,7 @@ from .background_tasks import explode, record, wait_for
 def _fresh(settings):
     settings.CELERY_BROKER_URL = ""
     settings.BACKGROUND_SCHEDULE = {}
+    settings.BACKGROUND_SERVICES = []
     background_tasks.ran.clear()
     yield
     background.stop_local_runner()
@@ -79,3 +80,22 @@ def test_with_a_broker_the_task_goes_to_the_workers(settings):
     assert [(what, thread) for what, thread, _ in background_tasks.ran] == [
         ("sent", threading.current_thread().name)]
     assert background._runner is None
+
+
+SERVICE = "tests.core.background_service"
+
+
+def test_a_server_without_workers_starts_the_services_and_they_stop(settings):
+    settings.BACKGROUND_SERVICES = [SERVICE]
+    background_service.calls.clear()
+    background.start_in_server()
+    background.stop_services()
+    assert background_service.calls == ["start", "stop"]
+
+
+def test_a_server_with_workers_leaves_the_services_to_them(settings):
+    settings.CELERY_BROKER_URL = "memory://"
+    settings.BACKGROUND_SERVICES = [SERVICE]
+    background_service.calls.clear()
+    background.start_in_server()
+    assert background_service.calls == []

@@ -9,7 +9,7 @@ import pytest
 
 from config.handler import SyncStackASGIHandler
 
-MODULES = ["core.queries", "config.handler"]
+MODULES = ["core.queries", "config.handler", "tickets.services.locking"]
 
 
 def listed_apis(module_name: str) -> list[str]:

@@ -64,21 +64,23 @@ class TestRetries:
         first = keyed(api, create_url(project), {"title": ""})
         retry = keyed(api, create_url(project), {"title": ""})
 
-        assert answer(first) == (422, {"error": "title cannot be empty", "field": "title"}, None)
-        assert answer(retry) == (422, {"error": "title cannot be empty", "field": "title"}, "true")
+        assert answer(first) == (422, {
+            "code": "validation_failed", "error": "title cannot be empty", "field": "title"}, None)
+        assert answer(retry) == (422, {
+            "code": "validation_failed", "error": "title cannot be empty", "field": "title"}, "true")
         assert not Ticket.objects.exists()
 
     def test_a_server_error_frees_the_key_for_a_retry(self, client_for, project, editor, monkeypatch):
-        from tickets import views
+        from tickets import services
 
-        create_ticket = views.services.create_ticket
-        monkeypatch.setattr(views.services, "create_ticket", lambda **kwargs: 1 / 0)
+        create_ticket = services.create_ticket
+        monkeypatch.setattr(services, "create_ticket", lambda **kwargs: 1 / 0)
         api = client_for(editor)
         failed = keyed(api, create_url(project), {"title": "Flaky"})
-        monkeypatch.setattr(views.services, "create_ticket", create_ticket)
+        monkeypatch.setattr(services, "create_ticket", create_ticket)
         retry = keyed(api, create_url(project), {"title": "Flaky"})
 
-        assert (failed.status_code, failed.json()) == (500, {"error": "internal server error"})
+        assert (failed.status_code, failed.json()) == (500, {"code": "server_error", "error": "internal server error"})
         assert answer(retry) == (201, {"ticket_ref": "APL-1"}, None)
         assert Ticket.objects.count() == 1
 
@@ -136,7 +138,7 @@ class TestRefusals:
         keyed(api, create_url(project), {"title": "Crash on start"})
         reused = keyed(api, url.format(project=project.id), body)
 
-        assert answer(reused) == (422, {
+        assert answer(reused) == (422, {"code": "validation_failed",
             "error": "this Idempotency-Key was already used with another request (method, path or body)"}, None)
         assert list(Ticket.objects.values_list("title", flat=True)) == ["Crash on start"]
         assert project.tags.count() == 0
@@ -148,7 +150,8 @@ class TestRefusals:
         retry = keyed(api, create_url(project), {"title": "Slow"})
         reused = keyed(api, create_url(project), {"title": "Fast"})
 
-        assert answer(retry) == (409, {"error": "a request with this Idempotency-Key is still being served: "
+        assert answer(retry) == (409, {
+            "code": "idempotency_conflict", "error": "a request with this Idempotency-Key is still being served: "
                                                 "retry later"}, None)
         assert retry["Retry-After"] == "1"
         assert reused.status_code == 422  # another body is refused for good, not asked to wait
@@ -158,7 +161,8 @@ class TestRefusals:
     def test_a_malformed_key_is_a_400(self, client_for, project, editor, key):
         response = keyed(client_for(editor), create_url(project), {"title": "Never made"}, key=key)
 
-        assert answer(response) == (400, {"error": "Idempotency-Key must be 1 to 255 printable ASCII characters"},
+        assert answer(response) == (400, {
+            "code": "bad_request", "error": "Idempotency-Key must be 1 to 255 printable ASCII characters"},
                                     None)
         assert not Ticket.objects.exists() and not IdempotencyKey.objects.exists()
 
@@ -283,7 +287,7 @@ class TestUploads:
         response = client_for(editor).post(upload_url(ticket), HTTP_IDEMPOTENCY_KEY=KEY, **body)
 
         assert (response.status_code, response.json()) == (
-            422, {"error": "files: at most 20 files per request", "field": "files"})
+            422, {"code": "validation_failed", "error": "files: at most 20 files per request", "field": "files"})
         assert not IdempotencyKey.objects.exists() and not Attachment.objects.exists()
 
     def test_a_multipart_body_to_a_json_operation_is_refused_as_without_a_key(self, client_for, project, editor):

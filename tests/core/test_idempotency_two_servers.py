@@ -51,7 +51,9 @@ def test_the_same_key_sent_to_two_servers_at_once_acts_once(project, editor):
                     for server in (one, other) for _ in range(SENDERS_PER_SERVER)]
             rounds.append((key, [future.result(timeout=60) for future in sent]))
 
-    busy = (409, {"error": "a request with this Idempotency-Key is still being served: retry later"}, None)
+    busy = (409, {
+        "code": "idempotency_conflict",
+        "error": "a request with this Idempotency-Key is still being served: retry later"}, None)
     for key, answers in rounds:
         ticket_ref = Ticket.objects.get(title=f"Created once under {key}").prefix_ref
         acted, replayed = (201, {"ticket_ref": ticket_ref}, None), (201, {"ticket_ref": ticket_ref}, "true")

@@ -27,7 +27,8 @@ async def test_a_well_formed_id_comes_back_unchanged(given, path):
 @pytest.mark.parametrize("given", [b"", b"Z" * 129, b"two words", b"semi;colon", b"new\nline", "caf\u00e9".encode()])
 async def test_a_malformed_id_is_replaced_by_a_new_one(given):
     start, body = await asgi_get("/api/v1/projects", [(b"x-request-id", given)])
-    assert (start["status"], body) == (401, b'{"error":"Authentication credentials were not provided."}')
+    assert (start["status"], body) == (401, (
+        b'{"error":"Authentication credentials were not provided.","code":"unauthenticated"}'))
     (replaced,) = request_id(start)
     assert GENERATED.fullmatch(replaced)
 

@@ -65,7 +65,8 @@ class TestCreate:
     ])
     def test_invalid_bodies(self, client_for, editor, project, body, error, field):
         response = create(client_for(editor), project, body)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
         assert not Article.objects.exists()
 
     def test_folder_must_be_a_live_folder_of_the_project(self, client_for, editor, project):
@@ -74,7 +75,9 @@ class TestCreate:
         for folder_id in [foreign.id, deleted.id, 999999]:
             response = create(client_for(editor), project, {"title": "X", "folder_id": folder_id})
             assert (response.status_code, response.json()) == (
-                422, {"error": "folder_id: folder not found in this project", "field": "folder_id"})
+                422, {
+                    "code": "validation_failed",
+                    "error": "folder_id: folder not found in this project", "field": "folder_id"})
         assert not Article.objects.exists()
 
 
@@ -134,10 +137,11 @@ class TestDetail:
         deleted = ArticleFactory(project=project, deleted_at=timezone.now())
         foreign = ArticleFactory(project=ProjectFactory())
         assert anonymous.get(article_url(article)).status_code == 401
-        assert client_for(outsider).get(article_url(article)).json() == {"error": "project not found"}
+        assert client_for(outsider).get(article_url(article)).json() == {
+            "code": "not_found", "error": "project not found"}
         for url in [article_url(deleted), docs_url(project, f"/articles/{foreign.id}"), docs_url(project, "/articles/9")]:
             response = client_for(viewer).get(url)
-            assert (response.status_code, response.json()) == (404, {"error": "article not found"})
+            assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "article not found"})
 
     @pytest.mark.parametrize("depth", [1, 8])
     def test_queries_do_not_grow_with_depth(self, client_for, viewer, project, depth,
@@ -198,7 +202,8 @@ class TestUpdate:
     ])
     def test_invalid_bodies_change_nothing(self, client_for, editor, article, body, error, field):
         response = client_for(editor).post(article_url(article), body, format="json")
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
         article.refresh_from_db()
         assert (article.title, article.updated_by) == ("Setup", None)
         assert not ArticleVersion.objects.exists()

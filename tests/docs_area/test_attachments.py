@@ -71,12 +71,14 @@ class TestUpload:
     ])
     def test_refused_files_store_nothing(self, client_for, editor, article, settings, files, error):
         response = client_for(editor).post(upload_url(article), **multipart(*files))
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "files"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "files"})
         assert_nothing_stored(settings)
 
     def test_files_are_required(self, client_for, editor, article, settings):
         response = client_for(editor).post(upload_url(article), {}, format="multipart")
-        assert (response.status_code, response.json()) == (422, {"error": "files is required", "field": "files"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "files is required", "field": "files"})
         assert_nothing_stored(settings)
 
     def test_an_article_holds_at_most_the_configured_number_of_files(self, client_for, editor, manager, article,
@@ -85,7 +87,9 @@ class TestUpload:
         kept = [attach(article, manager, f"n{index}.txt", b"note") for index in range(2)]
         response = client_for(editor).post(upload_url(article), **multipart(("a.txt", b"a"), ("b.txt", b"b")))
         assert (response.status_code, response.json()) == (
-            422, {"error": "files: an article holds at most 3 attachments", "field": "files"})
+            422, {
+                "code": "validation_failed",
+                "error": "files: an article holds at most 3 attachments", "field": "files"})
         assert list(ArticleAttachment.objects.order_by("id")) == kept
         assert stored_files(settings) == sorted(attachment.file.name for attachment in kept)
         assert client_for(editor).post(upload_url(article), **multipart(("a.txt", b"a"))).status_code == 200
@@ -130,11 +134,13 @@ class TestDownload:
         Article.objects.filter(pk=on_deleted.article_id).update(deleted_at=timezone.now())
         foreign = attach(ArticleFactory(project=ProjectFactory()), manager)
         assert anonymous.get(attachment_url(attachment)).status_code == 401
-        assert client_for(outsider).get(attachment_url(attachment)).json() == {"error": "project not found"}
+        assert client_for(outsider).get(attachment_url(attachment)).json() == {
+            "code": "not_found", "error": "project not found"}
         api = client_for(manager)
         for url in [attachment_url(on_deleted), docs_url(project, f"/attachments/{foreign.id}")]:
             response = api.get(url)
-            assert (response.status_code, response.json()) == (404, {"error": "attachment not found"})
+            assert (response.status_code, response.json()) == (404, {
+                "code": "not_found", "error": "attachment not found"})
 
 
 class TestDelete:

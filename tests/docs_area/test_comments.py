@@ -44,7 +44,8 @@ class TestCreate:
     ])
     def test_invalid_bodies(self, client_for, viewer, article, body, error):
         response = client_for(viewer).post(comments_url(article), body, format="json")
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "message"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "message"})
         assert not ArticleComment.objects.exists()
 
     def test_unreachable(self, client_for, anonymous, outsider, viewer, project, article):
@@ -66,13 +67,15 @@ class TestEdit:
     @pytest.mark.parametrize("role", ROLES)
     def test_nobody_else(self, client_for, member_with, comment, role):
         response = client_for(member_with(role)).post(comment_url(comment), {"message": "Edited"}, format="json")
-        assert (response.status_code, response.json()) == (403, {"error": "only its author can edit a comment"})
+        assert (response.status_code, response.json()) == (403, {
+            "code": "forbidden", "error": "only its author can edit a comment"})
         comment.refresh_from_db()
         assert comment.message == "First!"
 
     def test_invalid_body(self, client_for, comment):
         response = client_for(comment.user).post(comment_url(comment), {"message": ""}, format="json")
-        assert (response.status_code, response.json()) == (422, {"error": "message cannot be empty",
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "message cannot be empty",
                                                                  "field": "message"})
         comment.refresh_from_db()
         assert comment.message == "First!"
@@ -87,7 +90,7 @@ class TestEdit:
         assert client_for(outsider).post(comment_url(comment), body, format="json").status_code == 404
         api = client_for(comment.user)
         for url in [comment_url(deleted), comment_url(on_deleted_article), docs_url(project, f"/comments/{foreign.id}")]:
-            assert (api.post(url, body, format="json").json()) == {"error": "comment not found"}
+            assert (api.post(url, body, format="json").json()) == {"code": "not_found", "error": "comment not found"}
         assert not ArticleComment.objects.filter(message="Edited").exists()
 
 

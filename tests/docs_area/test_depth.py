@@ -11,7 +11,7 @@ from tests.factories import ArticleFactory, FolderFactory
 
 from .conftest import chain, docs_url
 
-TOO_DEEP = {"error": "parent_id: folders nest at most 4 levels deep", "field": "parent_id"}
+TOO_DEEP = {"code": "validation_failed", "error": "parent_id: folders nest at most 4 levels deep", "field": "parent_id"}
 
 
 @pytest.fixture
@@ -36,7 +36,9 @@ def test_the_default_is_32_levels(client_for, editor, project, settings):
     deepest = Folder.objects.get(pk=response.json()["folder"]["id"])
     response = create(api, project, deepest)
     assert (response.status_code, response.json()) == (
-        422, {"error": "parent_id: folders nest at most 32 levels deep", "field": "parent_id"})
+        422, {
+            "code": "validation_failed",
+            "error": "parent_id: folders nest at most 32 levels deep", "field": "parent_id"})
     assert Folder.objects.count() == 32
 
 

@@ -55,11 +55,13 @@ class TestListing:
         other = FolderFactory(project=ProjectFactory())
         deleted = FolderFactory(project=project, deleted_at=timezone.now())
         assert anonymous.get(docs_url(project)).status_code == 401
-        assert client_for(outsider).get(docs_url(project)).json() == {"error": "project not found"}
+        assert client_for(outsider).get(docs_url(project)).json() == {
+            "code": "not_found", "error": "project not found"}
         assert client_for(outsider).get(folder_url(folder)).status_code == 404
         api = client_for(viewer)
         for url in [docs_url(project, f"/folders/{other.id}"), folder_url(deleted), docs_url(project, "/folders/9999")]:
-            assert (api.get(url).status_code, api.get(url).json()) == (404, {"error": "folder not found"})
+            assert (api.get(url).status_code, api.get(url).json()) == (404, {
+                "code": "not_found", "error": "folder not found"})
 
     @pytest.mark.parametrize("depth", [1, 8])
     def test_queries_do_not_grow_with_depth(self, client_for, viewer, project, depth,
@@ -121,7 +123,8 @@ class TestCreate:
     ])
     def test_invalid_bodies(self, client_for, editor, project, body, error, field):
         response = client_for(editor).post(docs_url(project, "/folders"), body, format="json")
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
         assert not Folder.objects.exists()
 
     def test_parent_must_be_a_live_folder_of_the_project(self, client_for, editor, project):
@@ -131,7 +134,9 @@ class TestCreate:
             response = client_for(editor).post(docs_url(project, "/folders"), {"title": "X", "parent_id": parent_id},
                                                format="json")
             assert (response.status_code, response.json()) == (
-                422, {"error": "parent_id: folder not found in this project", "field": "parent_id"})
+                422, {
+                    "code": "validation_failed",
+                    "error": "parent_id: folder not found in this project", "field": "parent_id"})
         assert Folder.objects.count() == 2
 
 
@@ -190,7 +195,9 @@ class TestUpdate:
     def test_not_its_own_parent(self, client_for, editor, folder):
         response = client_for(editor).post(folder_url(folder), {"parent_id": folder.id}, format="json")
         assert (response.status_code, response.json()) == (
-            422, {"error": "parent_id: a folder cannot be its own parent", "field": "parent_id"})
+            422, {
+                "code": "validation_failed",
+                "error": "parent_id: a folder cannot be its own parent", "field": "parent_id"})
         folder.refresh_from_db()
         assert folder.parent is None
 
@@ -199,7 +206,7 @@ class TestUpdate:
         top, *below = chain(project, depth + 1)
         response = client_for(editor).post(folder_url(top), {"parent_id": below[-1].id, "title": "Renamed"},
                                            format="json")
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "parent_id: a folder cannot be moved under one of its own subfolders", "field": "parent_id"})
         top.refresh_from_db()
         assert (top.parent, top.title) == (None, "Level 1")

@@ -61,7 +61,8 @@ def test_refused_lists_change_nothing(client_for, editor, project, folder, level
                             "articles: all must be in the same folder"),
     }[case]
     response = sort(client_for(editor), project, body)
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": error.split(":")[0]})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": error.split(":")[0]})
     assert orders(Folder, folders) == [0, 1, 2]
     assert orders(Article, articles) == [0, 1, 2]
     assert Folder.objects.get(pk=root_folder.pk).sort_order == 9
@@ -74,7 +75,8 @@ def test_refused_lists_change_nothing(client_for, editor, project, folder, level
 ])
 def test_invalid_bodies(client_for, editor, project, body, error, field):
     response = sort(client_for(editor), project, body)
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": field})
 
 
 @pytest.mark.parametrize(("role", "allowed"), WRITE_LADDER)

@@ -92,7 +92,7 @@ def test_off_is_404_and_on_works_again(client_for, manager, project, world, sett
 
     response = call(api, project, world, method, path, body)
 
-    assert (response.status_code, response.json()) == (404, {"error": DOCS_DISABLED})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": DOCS_DISABLED})
     assert snapshot(settings) == before
 
     switch(project, "on")
@@ -108,7 +108,7 @@ def test_off_comes_before_the_role_table(client_for, member_with, project, world
     switch(project, "off")
     before = snapshot(settings)
     response = call(client_for(member_with(Role.VIEWER)), project, world, method, path, body)
-    assert (response.status_code, response.json()) == (404, {"error": DOCS_DISABLED})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": DOCS_DISABLED})
     assert snapshot(settings) == before
 
 
@@ -116,13 +116,14 @@ def test_off_comes_before_the_role_table(client_for, member_with, project, world
 def test_off_comes_before_the_body(client_for, manager, project, world, name, method, path, body, expected):
     switch(project, "off")
     response = call(client_for(manager), project, world, method, path, {"title": "", "message": "", "folders": "x"})
-    assert (response.status_code, response.json()) == (404, {"error": DOCS_DISABLED})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": DOCS_DISABLED})
 
 
 def test_off_still_says_401_without_a_token_and_404_to_outsiders(client_for, anonymous, outsider, project, world):
     switch(project, "off")
     assert anonymous.get(docs_url(project)).status_code == 401
-    assert client_for(outsider).get(docs_url(project)).json() == {"error": "project not found"}
+    assert client_for(outsider).get(docs_url(project)).json() == {
+        "code": "not_found", "error": "project not found"}
 
 
 def test_nothing_is_lost_across_off_and_on(client_for, viewer, project, world):

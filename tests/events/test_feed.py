@@ -37,7 +37,8 @@ def test_an_event_is_the_frame_as_sent_plus_when(client_for, project, manager):
     [event] = client_for(manager).get(url(project)).json()["events"]
     created_at = event.pop("created_at")
     assert event == {"event": "ticket.updated", "n": 0, "project_id": project.id, "seq": 1,
-                     "actor": {"id": manager.id, "name": manager.display_name}} == row.payload
+                     "actor": {"id": manager.id, "name": manager.display_name},
+                     "occurred_at": timestamp(row.created_at)} == row.payload
     assert created_at == timestamp(row.created_at)
 
 

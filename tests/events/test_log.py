@@ -11,6 +11,7 @@ from django.db import transaction
 from attachments.uploads import Upload
 from docs_area import services as docs
 from events.models import ProjectEvent
+from projects import services as projects
 from tests.factories import (
     ArticleFactory,
     AttachmentFactory,
@@ -80,12 +81,20 @@ ACTIONS = {  # event: the action that produces it (and only it, besides board ca
     "docs.article.deleted": lambda w: docs.delete_article(article=w.article, actor=w.actor),
     "docs.folder.changed": lambda w: docs.update_folder(folder=w.folder, actor=w.actor, title="Renamed"),
     "tag.created": lambda w: tickets.create_tag(project=w.project, name="urgent", color="#FF0000", actor=w.actor),
+    "tag.updated": lambda w: tickets.update_tag(tag=w.tag, actor=w.actor, name="renamed"),
     "tag.deleted": lambda w: tickets.delete_tag(tag=w.tag, actor=w.actor),
+    "status.created": lambda w: projects.create_status(project=w.project, label="Testing", actor=w.actor),
+    "status.updated": lambda w: projects.update_status(status=status_of(w.project, "done"), actor=w.actor,
+                                                       label="Shipped"),
+    "status.deleted": lambda w: projects.delete_status(status=status_of(w.project, "done"), actor=w.actor),
+    "statuses.sorted": lambda w: projects.sort_statuses(
+        project=w.project, actor=w.actor, slugs=["todo", "backlog", "in_progress", "review", "done"]),
     "project.imported": imported,
 }
 CARD_REFRESH = {"ticket.updated"}  # comment and checklist writes also refresh the card's counters
 PAYLOAD_KEY = {"comment": "comment", "checklist": "item", "blockers": "blocker_ids", "attachment": "attachment",
-               "time_entry": "entry", "docs.article": "article", "docs.folder": "folder", "tag": "tag"}
+               "time_entry": "entry", "docs.article": "article", "docs.folder": "folder", "tag": "tag",
+               "status.": "status", "statuses": "slugs"}
 
 
 def test_every_kind_has_an_action():
@@ -118,7 +127,7 @@ def test_each_action_keeps_its_event_once_as_sent(event, world, django_capture_o
     prefix = next((p for p in PAYLOAD_KEY if event.startswith(p)), None)
     if prefix is not None:
         assert PAYLOAD_KEY[prefix] in frame
-        if not event.startswith(("docs.", "tag.")):
+        if not event.startswith(("docs.", "tag.", "status")):
             assert frame["ticket_id"] == world.ticket.id
 
 

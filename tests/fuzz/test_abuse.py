@@ -157,7 +157,8 @@ def test_a_docs_tree_78_deep_renders_and_no_folder_goes_deeper_than_32(server, p
     token = issue_token(user=manager)[1]
     status, answer = api(server, "POST", f"/api/v1/projects/{project.id}/docs/folders", token,
                          {"title": "Deeper", "parent_id": chain[31].id})
-    assert (status, answer) == (422, {"error": "parent_id: folders nest at most 32 levels deep", "field": "parent_id"})
+    assert (status, answer) == (422, {
+        "code": "validation_failed", "error": "parent_id: folders nest at most 32 levels deep", "field": "parent_id"})
 
 
 # ---- 7, 11. inputs the reference did not describe, and paths it did not reach
@@ -171,12 +172,14 @@ def test_time_reports_at_the_edges_of_the_calendar_are_422(server, project, mana
 
 def test_a_number_where_the_reference_declares_a_string_is_422(server, manager):
     status, answer = api(server, "POST", "/api/v1/projects", issue_token(user=manager)[1], {"name": 0})
-    assert (status, answer) == (422, {"error": "name: Not a valid string.", "field": "name"})
+    assert (status, answer) == (422, {
+        "code": "validation_failed", "error": "name: Not a valid string.", "field": "name"})
 
 
 def test_doubled_slashes_before_api_answer_json(server):
     status, headers, body = call(server, "GET", "//api//v1//projects")
-    assert (status, headers["content-type"], json.loads(body)) == (404, "application/json", {"error": "not found"})
+    assert (status, headers["content-type"], json.loads(body)) == (404, "application/json", {
+        "code": "not_found", "error": "not found"})
 
 
 def test_a_zip_of_120000_members_is_refused(server, project, manager):
@@ -186,7 +189,7 @@ def test_a_zip_of_120000_members_is_refused(server, project, manager):
     status, _, answer = call(server, "POST", f"/api/v1/projects/{project.id}/docs/articles/{article.id}/attachments",
                              body=body, headers={"Authorization": f"Bearer {issue_token(user=manager)[1]}",
                                                  "Content-Type": "multipart/form-data; boundary=x"})
-    assert (status, json.loads(answer)) == (422, {
+    assert (status, json.loads(answer)) == (422, {"code": "validation_failed",
         "error": "files: many.zip: is an archive of more than 10,000 members", "field": "files"})
 
 

@@ -200,7 +200,7 @@ def bucket_server(tmp_path_factory, django_db_setup, django_db_blocker):
         yield server
 
 
-OUT_OF_REACH = {"error": "the file storage is out of reach, try again shortly"}
+OUT_OF_REACH = {"error": "the file storage is out of reach, try again shortly", "code": "unavailable"}
 
 
 def test_downloads_from_a_hung_bucket_answer_503_and_hold_no_database_connection(bucket_server, project, manager):

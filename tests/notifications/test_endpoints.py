@@ -140,7 +140,7 @@ def test_mark_read_for_an_unseeable_ticket_is_404_and_marks_nothing(client_for, 
         ticket.deleted_at = timezone.now()
         ticket.save()
     response = client_for(ada).post(MARK_TICKET, {"ticket_id": ticket_id}, format="json")
-    assert (response.status_code, response.json()) == (404, {"error": "ticket not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "ticket not found"})
     assert unread_ids(ada) == {notification.pk}
 
 
@@ -154,7 +154,8 @@ def test_mark_read_for_an_unseeable_ticket_is_404_and_marks_nothing(client_for, 
 def test_mark_read_for_ticket_needs_a_ticket_id(client_for, ada, ticket, body, error):
     notification = notify(ada, ticket)
     response = client_for(ada).post(MARK_TICKET, body, format="json")
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": "ticket_id"})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": "ticket_id"})
     assert unread_ids(ada) == {notification.pk}
 
 
@@ -177,7 +178,7 @@ def test_without_a_token_401(anonymous, ada, ticket, method, path):
     response = getattr(anonymous, method)(path, {"ticket_id": ticket.pk} if method == "post" else None,
                                           format="json" if method == "post" else None)
     assert response.status_code == 401
-    assert set(response.json()) == {"error"}
+    assert set(response.json()) == {"error", "code"}
     assert unread_ids(ada) == {notification.pk}
 
 

@@ -140,6 +140,27 @@ def test_a_worker_process_samples_are_read_beside_the_web_workers(settings, tmp_
     assert b'tracker_webhook_deliveries_total{outcome="delivered"} 5.0' in exposition()
 
 
+def test_the_backlog_measured_last_is_the_one_scraped(settings, tmp_path):
+    """The sweep measures the backlog wherever it runs (each worker, or a web process without a broker): the
+    latest measure wins, whichever process took it."""
+    import os
+    import subprocess
+    import sys
+
+    from core.metrics import WORKER_SAMPLES, exposition
+    from tests.realtime.servers import ROOT
+
+    write = ("import sys; from prometheus_client import Gauge; "
+             "Gauge('tracker_webhook_backlog', '', multiprocess_mode='mostrecent').set(int(sys.argv[1]))")
+    (tmp_path / WORKER_SAMPLES).mkdir()
+    for directory, backlog in ((tmp_path / WORKER_SAMPLES, 40), (tmp_path, 7)):  # a worker, then a web process
+        subprocess.run([sys.executable, "-c", write, str(backlog)], check=True, cwd=ROOT,
+                       env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)})
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
+    assert [line for line in exposition().decode().splitlines() if line.startswith("tracker_webhook_backlog ")] == [
+        "tracker_webhook_backlog 7.0"]
+
+
 def test_the_procfile_s_worker_line_keeps_its_samples_in_the_subdirectory(tmp_path):
     """Its counters are created when the tasks are imported, before any hook of the worker could move them: the
     line itself points the worker at worker/, where a restart of the web server (which empties the directory's

@@ -15,8 +15,8 @@ from core.queries import PreparedRows, rows_together
 from tests.factories import ChecklistItemFactory, CommentFactory, TicketFactory
 from tests.pgbouncer import PgBouncer, installed
 from tests.races.test_races import in_parallel, tracebacks
-from tests.realtime.servers import ROOT, ApiClient
-from tests.security.procfile import ProcfileServer
+from tests.realtime.servers import ROOT, ApiClient, free_port, served_database_url
+from tests.security.procfile import ProcfileServer, web_command
 from tickets.models import ChecklistItem, Ticket
 
 
@@ -112,3 +112,38 @@ class TestBehindPgBouncer:
         assert backup.returncode == 0, backup.stderr[-3000:]
         rows = (tmp_path / "backup" / "data.jsonl").read_text()
         assert rows.count('"model": "tickets.ticket"') == 3
+
+
+class TestPreparedStatementsMeetAPooler:
+    """With prepared statements on (the default), a pooler in transaction mode that drops them is found before a
+    request fails: the server refuses to start, naming the setting, and `check --deploy` warns; PostgreSQL itself,
+    or the setting turned off, passes both."""
+
+    pytestmark = BEHIND_PGBOUNCER
+
+    def env(self, database_url: str, **more: str) -> dict:
+        return {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": "", **more}
+
+    def deploy_warnings(self, env: dict) -> str:
+        result = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=ROOT, env=env,
+                                capture_output=True, text=True, timeout=120)
+        return result.stdout + result.stderr
+
+    def test_the_server_refuses_to_start_naming_the_setting(self, bouncer):
+        env = self.env(bouncer.database_url, PORT=str(free_port()), HOST="127.0.0.1", WEB_CONCURRENCY="1")
+        env.pop("DATABASE_PREPARED_STATEMENTS", None)
+        started = subprocess.run(["bash", "-c", f"exec {web_command()}"], cwd=ROOT, env=env, capture_output=True,
+                                 text=True, timeout=120)
+        assert started.returncode != 0
+        assert "set DATABASE_PREPARED_STATEMENTS=0" in started.stdout + started.stderr
+
+    def test_check_deploy_warns_of_it(self, bouncer):
+        env = self.env(bouncer.database_url)
+        env.pop("DATABASE_PREPARED_STATEMENTS", None)
+        assert "tracker.W001" in self.deploy_warnings(env)
+        assert "tracker.W001" not in self.deploy_warnings(self.env(bouncer.database_url,
+                                                                   DATABASE_PREPARED_STATEMENTS="0"))
+
+    @pytest.mark.direct_postgres
+    def test_postgresql_itself_passes(self):
+        assert "tracker.W001" not in self.deploy_warnings(self.env(served_database_url()))

@@ -1,32 +1,17 @@
 """Every way out of a project goes through projects.services.remove_member, which closes the removed
 member's board sockets of that project (a message to its member group, after commit)."""
 
-from html.parser import HTMLParser
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from accounts.consumers import CLOSE, member_group
+from accounts.consumers import CLOSE
 from projects.models import Membership
 from projects.roles import Role
 from projects.services import remove_member, set_member_role
-from tests.conftest import GroupListener
-
-
-@pytest.fixture
-def removal_of(project):
-    """The close messages sent to a user's member group of the project."""
-    listeners = []
-
-    def listen(user) -> GroupListener:
-        listeners.append(GroupListener(member_group(project.pk, user.pk)))
-        return listeners[-1]
-
-    yield listen
-    for listener in listeners:
-        listener.close()
+from tests.admin_forms import FormFields
 
 
 def test_remove_member_deletes_and_sends(project, viewer, removal_of, django_capture_on_commit_callbacks):
@@ -77,42 +62,6 @@ def test_removemember_command(project, viewer, removal_of, django_capture_on_com
         run("removemember", str(project.pk), "nobody")
     with pytest.raises(CommandError, match="does not exist"):
         run("removemember", "999999", viewer.username)
-
-
-class FormFields(HTMLParser):
-    """The values a browser would submit for the admin's change form (checked boxes, selected options)."""
-
-    def __init__(self):
-        super().__init__()
-        self.data: dict[str, list[str]] = {}
-        self.select: str | None = None
-        self.textarea: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        name = attrs.get("name")
-        if tag == "input" and name and attrs.get("type") not in ("submit", "button", "file"):
-            if attrs.get("type") in ("checkbox", "radio") and "checked" not in attrs:
-                return
-            self.data.setdefault(name, []).append(attrs.get("value") or ("on" if attrs.get("type") == "checkbox" else ""))
-        elif tag == "select" and name:
-            self.select = name
-            self.data.setdefault(name, [])
-        elif tag == "option" and self.select and "selected" in attrs:
-            self.data[self.select].append(attrs.get("value", ""))
-        elif tag == "textarea" and name:
-            self.textarea = name
-            self.data[name] = [""]
-
-    def handle_endtag(self, tag):
-        if tag == "select":
-            self.select = None
-        elif tag == "textarea":
-            self.textarea = None
-
-    def handle_data(self, data):
-        if self.textarea:
-            self.data[self.textarea][0] += data
 
 
 def test_deleting_a_membership_inline_on_the_project_page(staff, project, viewer, editor, removal_of,

@@ -64,7 +64,7 @@ class TestDetail:
     def test_a_non_member_or_a_missing_project_is_not_found(self, client_for, outsider, project):
         for url in [f"{URL}/{project.id}", f"{URL}/{project.id + 1000}"]:
             response = client_for(outsider).get(url)
-            assert (response.status_code, response.json()) == (404, {"error": "project not found"})
+            assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "project not found"})
 
     def test_needs_a_token(self, anonymous, project):
         assert anonymous.get(f"{URL}/{project.id}").status_code == 401
@@ -116,7 +116,8 @@ class TestCreate:
     def test_invalid_body_is_422_and_creates_nothing(self, client_for, outsider, body, error):
         response = client_for(outsider).post(URL, body)
         assert response.status_code == 422
-        assert response.json() == {"error": error, "field": error.split(" ")[0].rstrip(":")}
+        assert response.json() == {
+            "code": "validation_failed", "error": error, "field": error.split(" ")[0].rstrip(":")}
         assert not Project.objects.exists()
 
     def test_needs_a_token(self, anonymous, db):
@@ -131,7 +132,7 @@ class TestStatuses:
         statuses = response.json()["statuses"]
         assert [s["slug"] for s in statuses] == ["backlog", "todo", "in_progress", "review", "done"]
         assert statuses[2] == {"slug": "in_progress", "label": "In progress", "color": "#fd7e14",
-                               "icon": "bi-play-circle", "category": "active"}
+                               "icon": "bi-play-circle", "category": "active", "hidden": False}
 
     @pytest.mark.parametrize("role", ROLES)
     def test_every_member_may_read(self, client_for, project, member_with, role):
@@ -140,7 +141,8 @@ class TestStatuses:
     def test_non_member_and_missing_project_are_404(self, client_for, project, outsider):
         api = client_for(outsider)
         for url in (f"/api/v1/projects/{project.id}/statuses", "/api/v1/projects/999999/statuses"):
-            assert (api.get(url).status_code, api.get(url).json()) == (404, {"error": "project not found"})
+            assert (api.get(url).status_code, api.get(url).json()) == (404, {
+                "code": "not_found", "error": "project not found"})
 
     def test_needs_a_token(self, anonymous, project):
         assert anonymous.get(f"/api/v1/projects/{project.id}/statuses").status_code == 401
@@ -187,4 +189,5 @@ class TestMembers:
         api = client_for(manager)
         ApiToken.objects.filter(user=manager).update(revoked_at=timezone.now())
         response = api.get(f"/api/v1/projects/{project.id}/members")
-        assert (response.status_code, response.json()) == (401, {"error": "invalid, expired or revoked token"})
+        assert (response.status_code, response.json()) == (401, {
+            "code": "unauthenticated", "error": "invalid, expired or revoked token"})

@@ -1,4 +1,5 @@
 import pytest
+from django.utils import timezone
 
 from projects.models import Tag
 from projects.roles import Role
@@ -58,7 +59,7 @@ class TestCreate:
         response = client_for(member_with(role)).post(tags_url(project), {"name": "x"})
         assert response.status_code == (expected or 201)
         if expected:
-            assert response.json() == {"error": "your role in this project does not allow this"}
+            assert response.json() == {"code": "forbidden", "error": "your role in this project does not allow this"}
             assert not Tag.objects.exists()
 
     @pytest.mark.parametrize(("body", "error"), [
@@ -77,7 +78,8 @@ class TestCreate:
         TagFactory(project=project, name="Backend")
         response = client_for(manager).post(tags_url(project), {"name": "backend"})
         assert response.status_code == 422
-        assert response.json() == {"error": "name: a tag with this name already exists", "field": "name"}
+        assert response.json() == {
+            "code": "validation_failed", "error": "name: a tag with this name already exists", "field": "name"}
         assert Tag.objects.count() == 1
 
     def test_a_name_of_100_characters_is_fine(self, client_for, project, manager):
@@ -136,9 +138,77 @@ class TestDelete:
     def test_tag_of_another_project_is_404(self, client_for, project, manager):
         foreign = TagFactory()
         response = client_for(manager).post(f"/api/v1/projects/{project.id}/tags/{foreign.id}/delete")
-        assert (response.status_code, response.json()) == (404, {"error": "tag not found"})
+        assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "tag not found"})
         assert Tag.objects.filter(pk=foreign.pk).exists()
 
     def test_get_is_405(self, client_for, project, manager):
         tag = TagFactory(project=project)
         assert client_for(manager).get(delete_url(tag)).status_code == 405
+
+
+def update_url(tag):
+    return f"/api/v1/projects/{tag.project_id}/tags/{tag.id}/update"
+
+
+class TestUpdate:
+    def test_a_manager_renames_and_recolours_and_the_cards_show_it(self, client_for, project, manager,
+                                                                    django_capture_on_commit_callbacks):
+        tag = TagFactory(project=project, name="ui", color="#112233", sort_order=3)
+        on_board = TicketFactory(project=project, tags=[tag])
+        TicketFactory(project=project, tags=[tag], archived_at=timezone.now())
+        listener = BoardListener(board_group(project.id))
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client_for(manager).post(update_url(tag), {"name": "Frontend", "color": "#AABBCC"})
+        frames = [frame for message in listener.messages() for frame in message["frames"]]
+        listener.close()
+
+        shape = {"id": tag.id, "name": "Frontend", "color": "#aabbcc", "sort_order": 3}
+        assert (response.status_code, response.json()) == (200, {"tag": shape})
+        assert [(frame["event"], frame.get("ticket", {}).get("id")) for frame in frames] == [
+            ("ticket.updated", on_board.id), ("tag.updated", None)]
+        assert frames[0]["ticket"]["tags"] == [{"id": tag.id, "name": "Frontend", "color": "#aabbcc"}]
+        assert frames[1]["tag"] == shape
+        assert not Activity.objects.filter(action="updated").exists()  # the tickets' tags did not change
+
+    def test_only_what_is_sent_changes(self, client_for, project, manager):
+        tag = TagFactory(project=project, name="ui", color="#112233")
+        assert client_for(manager).post(update_url(tag), {"color": "#445566"}).json()["tag"]["name"] == "ui"
+        tag.refresh_from_db()
+        assert (tag.name, tag.color) == ("ui", "#445566")
+
+    def test_a_name_another_tag_has_is_422_but_its_own_in_another_case_is_fine(self, client_for, project, manager):
+        tag, other = TagFactory(project=project, name="ui"), TagFactory(project=project, name="Backend")
+        api = client_for(manager)
+        response = api.post(update_url(tag), {"name": "backend"})
+        assert (response.status_code, response.json()["error"]) == (422, "name: a tag with this name already exists")
+        assert api.post(update_url(tag), {"name": "UI"}).json()["tag"]["name"] == "UI"
+        assert list(Tag.objects.order_by("pk").values_list("name", flat=True)) == ["UI", "Backend"]
+        assert other.name == "Backend"
+
+    @pytest.mark.parametrize(("body", "error"), [
+        ({"name": ""}, "name cannot be empty"),
+        ({"name": "x" * 101}, "name: Ensure this field has no more than 100 characters."),
+        ({"color": "red"}, "color: must be a hex color like #1a2b3c"),
+    ])
+    def test_a_bad_value_is_422(self, client_for, project, manager, body, error):
+        tag = TagFactory(project=project, name="ui", color="#112233")
+        response = client_for(manager).post(update_url(tag), body)
+        assert (response.status_code, response.json()["error"]) == (422, error)
+        tag.refresh_from_db()
+        assert (tag.name, tag.color) == ("ui", "#112233")
+
+    @pytest.mark.parametrize(("role", "expected"), ROLE_LADDER)
+    def test_only_managers_update(self, client_for, project, member_with, role, expected):
+        tag = TagFactory(project=project, name="ui")
+        response = client_for(member_with(role)).post(update_url(tag), {"name": "UX"})
+        assert response.status_code == (expected or 200)
+        tag.refresh_from_db()
+        assert tag.name == ("ui" if expected else "UX")
+
+    def test_another_projects_tag_is_404_and_no_token_401(self, client_for, anonymous, project, manager):
+        foreign = TagFactory(name="ui")
+        response = client_for(manager).post(f"/api/v1/projects/{project.id}/tags/{foreign.id}/update", {"name": "x"})
+        assert (response.status_code, response.json()["error"]) == (404, "tag not found")
+        assert anonymous.post(update_url(foreign), {"name": "x"}).status_code == 401
+        foreign.refresh_from_db()
+        assert foreign.name == "ui"

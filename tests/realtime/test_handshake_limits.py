@@ -86,4 +86,5 @@ async def test_without_http_answers_the_server_refuses_as_ever(project, viewer):
 
 async def test_a_websocket_handshake_is_answered_503_when_redis_refuses(project, refused_redis):
     status, headers, body = await handshake(f"/ws/v1/projects/{project.id}/board/", [])
-    assert (status, headers[b"retry-after"], body) == (503, b"1", b'{"error": "the service is busy, try again shortly", "code": "unavailable"}')
+    assert (status, headers[b"retry-after"], body) == (
+        503, b"1", b'{"error": "the service is busy, try again shortly", "code": "unavailable"}')

@@ -12,11 +12,11 @@ from contextlib import AsyncExitStack
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from django.core.cache import cache
 
 from accounts.websocket import TOO_MANY_SOCKETS_CODE
 from config.application import application
 from core import sockets
+from core.cache import cache_key, redis_client
 
 from .conftest import ASYNC_DB_TESTS, NOTIFICATIONS_PATH, bearer, board_path, open_socket, token_of
 
@@ -107,11 +107,11 @@ async def test_redis_out_of_reach_refuses_with_503(project, viewer, refused_redi
 async def test_the_leases_of_a_process_that_died_end_by_themselves(project, viewer, settings):
     token = await token_of(viewer)
     gone = time.time() - 1  # the leases of sockets whose process stopped renewing them
-    redis = sockets._redis()
-    redis.zadd(cache.make_key(f"sockets:user:{viewer.pk}"), {"dead-1": gone, "dead-2": gone})
+    redis = redis_client()
+    redis.zadd(cache_key(f"sockets:user:{viewer.pk}"), {"dead-1": gone, "dead-2": gone})
     async with AsyncExitStack() as stack:
         assert await opened(stack, NOTIFICATIONS_PATH, token) is not None
-        assert redis.zcard(cache.make_key(f"sockets:user:{viewer.pk}")) == 1
+        assert redis.zcard(cache_key(f"sockets:user:{viewer.pk}")) == 1
 
 
 @pytest.mark.redis
@@ -119,8 +119,8 @@ async def test_the_leases_of_a_process_that_died_end_by_themselves(project, view
 async def test_open_sockets_renew_their_leases(project, viewer, monkeypatch):
     monkeypatch.setattr(sockets, "LEASE_RENEW_SECONDS", 0.05)
     token = await token_of(viewer)
-    key = cache.make_key(f"sockets:user:{viewer.pk}")
-    redis = sockets._redis()
+    key = cache_key(f"sockets:user:{viewer.pk}")
+    redis = redis_client()
     async with AsyncExitStack() as stack:
         await opened(stack, NOTIFICATIONS_PATH, token)
         [(_, first_end)] = redis.zrange(key, 0, -1, withscores=True)

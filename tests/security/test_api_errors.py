@@ -1,6 +1,7 @@
 """Every answer under /api/ is JSON with `error` and the security headers, whatever layer refuses it."""
 
 import asyncio
+import json
 
 import pytest
 from django.test import RequestFactory
@@ -51,7 +52,7 @@ def test_malformed_requests_answer_json_with_security_headers(api, send):
 def test_csrf_failure_under_api_is_json(rf: RequestFactory):
     response = csrf_failure(rf.post("/api/v1/projects"), reason="CSRF cookie not set.")
     assert (response.status_code, response["Content-Type"]) == (403, "application/json")
-    assert response.content == b'{"error": "CSRF check failed: CSRF cookie not set."}'
+    assert response.content == b'{"error": "CSRF check failed: CSRF cookie not set.", "code": "forbidden"}'
 
 
 def test_csrf_failure_on_pages_stays_html(rf: RequestFactory):
@@ -97,7 +98,8 @@ async def test_declared_length_over_the_limit_is_413_before_reading(settings):
         "/api/v1/projects", [b"x" * 1024], [(b"content-length", str(too_big).encode()),
                                             (b"content-type", b"application/json")])
     assert (start["status"], messages_read) == (413, 0)
-    assert body == f'{{"error": "request body too large: at most {settings.REQUEST_BODY_MAX_SIZE} bytes here"}}'.encode()
+    assert json.loads(body) == {"code": "payload_too_large",
+                                "error": f"request body too large: at most {settings.REQUEST_BODY_MAX_SIZE} bytes here"}
     assert header_of(start, b"content-type") == "application/json"
     assert header_of(start, b"x-content-type-options") == "nosniff"
     assert header_of(start, b"x-ratelimit-limit") == str(settings.API_ANON_RATE_LIMIT_PER_MINUTE)

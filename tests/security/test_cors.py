@@ -10,9 +10,9 @@ import pytest
 from tests.realtime.servers import ROOT
 
 APP = "https://board.example.com"
-ALLOWED_HEADERS = "authorization, content-type, idempotency-key, if-match, if-none-match"
-EXPOSED_HEADERS = ("ETag, Link, Retry-After, Idempotent-Replayed, X-RateLimit-Limit, X-RateLimit-Remaining, "
-                   "X-RateLimit-Reset")
+ALLOWED_HEADERS = "authorization, content-type, idempotency-key, if-match, if-none-match, x-request-id"
+EXPOSED_HEADERS = ("ETag, Link, Retry-After, Idempotent-Replayed, X-Request-ID, X-RateLimit-Limit, "
+                   "X-RateLimit-Remaining, X-RateLimit-Reset")
 CORS_HEADERS = {"access-control-allow-origin", "access-control-allow-credentials", "access-control-allow-headers",
                 "access-control-allow-methods", "access-control-expose-headers", "access-control-max-age"}
 
@@ -41,6 +41,14 @@ class TestPreflight:
             "access-control-allow-methods": "GET, POST", "access-control-expose-headers": EXPOSED_HEADERS,
             "access-control-max-age": "86400"}
         assert "X-RateLimit-Remaining" not in response  # not counted against the browser's address
+
+    def test_an_app_may_send_its_own_request_id_and_read_the_one_answered(self, client, client_for, manager):
+        allowed = client.options("/api/v1/projects", HTTP_ORIGIN=APP, HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+                                 HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, x-request-id")
+        response = client_for(manager).get("/api/v1/projects", HTTP_ORIGIN=APP, HTTP_X_REQUEST_ID="app-42")
+
+        assert "x-request-id" in allowed["Access-Control-Allow-Headers"].split(", ")
+        assert "X-Request-ID" in response["Access-Control-Expose-Headers"].split(", ")
 
     def test_another_origin_gets_no_cors_header(self, client, project):
         response = preflight(client, f"/api/v1/projects/{project.id}/tickets", "https://evil.example.com")
@@ -88,7 +96,7 @@ class TestAnswers:
         client.force_login(manager)
         response = client.get("/api/v1/projects", HTTP_ORIGIN=APP)
 
-        assert (response.status_code, response.json()) == (401, {
+        assert (response.status_code, response.json()) == (401, {"code": "unauthenticated",
             "error": "Authentication credentials were not provided."})
         assert cors_headers(response) == {"access-control-allow-origin": APP,
                                           "access-control-expose-headers": EXPOSED_HEADERS}

@@ -17,7 +17,8 @@ def api(client_for, manager):
 def test_deeply_nested_json_is_400(api, project, levels):
     body = '{"name": ' + "[" * levels + "]" * levels + "}"
     response = api.post("/api/v1/projects", data=body, content_type="application/json")
-    assert (response.status_code, response.json()) == (400, {"error": f"JSON nested more than {MAX_JSON_DEPTH} "
+    assert (response.status_code, response.json()) == (400, {
+        "code": "bad_request", "error": f"JSON nested more than {MAX_JSON_DEPTH} "
                                                                       "levels deep"})
 
 
@@ -30,13 +31,15 @@ def test_json_nested_as_deep_as_allowed_reaches_validation(api):
 def test_json_body_over_the_limit_is_413(api, settings):
     body = '{"name": "' + "a" * settings.REQUEST_BODY_MAX_SIZE + '"}'
     response = api.post("/api/v1/projects", data=body, content_type="application/json")
-    assert (response.status_code, response.json()) == (413, {"error": "request body too large"})
+    assert (response.status_code, response.json()) == (413, {
+        "code": "payload_too_large", "error": "request body too large"})
 
 
 def test_more_than_a_thousand_query_parameters_is_400(client_for, viewer, project):
     query = "&".join(f"status[]=s{index}" for index in range(1_001))
     response = client_for(viewer).get(f"/api/v1/projects/{project.id}/tickets/search?q=moon&{query}")
-    assert (response.status_code, response.json()) == (400, {"error": "too many fields or query parameters"})
+    assert (response.status_code, response.json()) == (400, {
+        "code": "bad_request", "error": "too many fields or query parameters"})
 
 
 @pytest.fixture
@@ -58,7 +61,8 @@ NUL_STATUS = "back\x00log"
 def test_nul_in_a_status_is_422(api, project, ticket, request_of):
     method, path, body = request_of(project, ticket)
     response = getattr(api, method)(path, body, format="json") if body else api.get(path)
-    assert (response.status_code, response.json()) == (422, {"error": "status: must be a status slug",
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": "status: must be a status slug",
                                                              "field": "status"})
 
 

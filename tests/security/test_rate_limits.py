@@ -30,7 +30,7 @@ def mid_window(monkeypatch):
 
 def assert_limited(response, limit: int):
     assert response.status_code == 429
-    assert response.json() == {"error": "rate limit exceeded"}
+    assert response.json() == {"code": "rate_limited", "error": "rate limit exceeded"}
     assert response["Retry-After"] == "30"
     assert (response["X-RateLimit-Limit"], response["X-RateLimit-Remaining"]) == (str(limit), "0")
     assert response["X-RateLimit-Reset"] == "1800000060"
@@ -172,15 +172,15 @@ def test_requests_in_contexts_of_their_own_share_the_process_redis_connections()
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
 def test_a_count_that_fails_gives_its_connection_back():
     import redis
-    from django.core.cache import cache
 
     from core import ratelimit
+    from core.cache import cache_key, redis_client
 
     bucket = f"test-fails-{os.getpid()}-{time.monotonic_ns()}"
-    key = cache.make_key(f"ratelimit:{bucket}:{int(time.time()) // 60}")
+    key = cache_key(f"ratelimit:{bucket}:{int(time.time()) // 60}")
     server = redis.Redis.from_url(os.environ["REDIS_URL"])
     server.set(key, "not a number")
-    pool = cache.client.get_client(write=True).connection_pool
+    pool = redis_client().connection_pool
     in_use = len(pool._in_use_connections)
     with pytest.raises(redis.ResponseError):
         ratelimit.charge((bucket, 9))
@@ -206,3 +206,20 @@ def test_a_flood_of_random_tokens_creates_no_key_per_token(db, settings):
                 for _ in range(50)}
     assert statuses == {401}
     assert len(cache_keys()) == 1  # the address's counter of this minute
+
+
+@pytest.mark.parametrize("resource", ["board", "ticket"])
+def test_a_304_does_not_count(client_for, manager, project, tiny_limits, resource):
+    """decisions.md, "Conditional requests": an unchanged resource answered 304 is given back its count."""
+    from tests.factories import TicketFactory
+
+    url = {"board": f"/api/v1/projects/{project.pk}/board",
+           "ticket": f"/api/v1/projects/{project.pk}/tickets/{TicketFactory(project=project).number}"}[resource]
+    api = client_for(manager)
+    first = api.get(url)
+    assert (first.status_code, first["X-RateLimit-Remaining"]) == (200, "2")
+    for _ in range(5):
+        again = api.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+        assert (again.status_code, again["X-RateLimit-Remaining"]) == (304, "2")
+    assert [api.get(url).status_code for _ in range(2)] == [200, 200]
+    assert_limited(api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]), 3)  # over the limit, a 304 is refused too

@@ -10,7 +10,7 @@ from accounts.services import issue_token
 from tests.conftest import REDIS_TIMEOUT
 from tickets.models import Ticket
 
-BUSY = {"error": "the service is busy, try again shortly"}
+BUSY = {"code": "unavailable", "error": "the service is busy, try again shortly"}
 
 
 def assert_busy(response):

@@ -123,7 +123,7 @@ def test_a_number_where_the_reference_declares_a_string_is_refused(serializer_na
 def test_the_api_answers_422_naming_the_field(client_for, manager, project):
     response = client_for(manager).post("/api/v1/projects", {"name": "Gemini", "description": 0}, format="json")
     assert (response.status_code, response.json()) == (
-        422, {"error": "description: Not a valid string.", "field": "description"})
+        422, {"code": "validation_failed", "error": "description: Not a valid string.", "field": "description"})
 
 
 def test_an_upload_lists_one_to_twenty_files_in_the_reference():

@@ -37,7 +37,8 @@ class TestAssign:
 
     def test_a_non_member_cannot_be_assigned(self, client_for, editor, outsider, ticket):
         response = client_for(editor).post(ticket_url(ticket, "assign"), {"user_id": outsider.id})
-        assert response.json() == {"error": "user_id: user is not a member of this project", "field": "user_id"}
+        assert response.json() == {
+            "code": "validation_failed", "error": "user_id: user is not a member of this project", "field": "user_id"}
         assert ticket.assignees.count() == 0
 
     def test_archived_ticket_is_422(self, client_for, editor, viewer, project):
@@ -113,7 +114,8 @@ class TestSort:
         other = TicketFactory(project=project)  # backlog, not todo
         response = client_for(editor).post(sort_url(project), {"status": "todo", "ticket_ids": make_ids(column, other)})
         assert response.status_code == 422
-        assert response.json() == {"error": "ticket_ids: must list exactly the tickets of the column, each once",
+        assert response.json() == {
+            "code": "validation_failed", "error": "ticket_ids: must list exactly the tickets of the column, each once",
                                    "field": "ticket_ids"}
         assert [t.sort_order for t in Ticket.objects.filter(pk__in=[t.id for t in column]).order_by("id")] == [0, 1, 2]
 

@@ -147,13 +147,15 @@ class TestUploadToTicket:
         ticket.archived_at = timezone.now()
         ticket.save()
         response = client_for(editor).post(upload_url(ticket), **multipart(("shot.png", PNG), ("scan.pdf", samples.PDF)))
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert_nothing_stored(settings)
 
     @pytest.mark.parametrize("body", [{}, {"files": "shot.png"}])
     def test_files_are_required(self, client_for, editor, ticket, settings, body):
         response = client_for(editor).post(upload_url(ticket), body, format="multipart")
-        assert (response.status_code, response.json()) == (422, {"error": "files is required", "field": "files"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "files is required", "field": "files"})
         assert_nothing_stored(settings)
 
     def test_twenty_files_at_most(self, client_for, editor, ticket, settings):
@@ -161,7 +163,7 @@ class TestUploadToTicket:
         api = client_for(editor)
         response = api.post(upload_url(ticket), **multipart(*files))
         assert (response.status_code, response.json()) == (
-            422, {"error": "files: at most 20 files per request", "field": "files"})
+            422, {"code": "validation_failed", "error": "files: at most 20 files per request", "field": "files"})
         assert_nothing_stored(settings)
         assert len(api.post(upload_url(ticket), **multipart(*files[:20])).json()["attachments"]) == 20
 
@@ -169,7 +171,7 @@ class TestUploadToTicket:
         api = client_for(editor)
         response = api.post(upload_url(ticket), **multipart(("big.txt", b"x" * (MAX_FILE_SIZE + 1))))
         assert (response.status_code, response.json()) == (
-            422, {"error": "files: big.txt: is larger than 10 MB", "field": "files"})
+            422, {"code": "validation_failed", "error": "files: big.txt: is larger than 10 MB", "field": "files"})
         assert_nothing_stored(settings)
         response = api.post(upload_url(ticket), **multipart(("fits.txt", b"x" * MAX_FILE_SIZE)))
         assert response.json()["attachments"][0]["filesize"] == MAX_FILE_SIZE
@@ -195,7 +197,8 @@ class TestUploadToTicket:
     ])
     def test_hostile_files_are_refused(self, client_for, editor, ticket, settings, name, content, error):
         response = client_for(editor).post(upload_url(ticket), **multipart((name, content)))
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "files"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "files"})
         assert_nothing_stored(settings)
 
     def test_one_refused_file_refuses_the_request(self, client_for, editor, ticket, settings):
@@ -210,7 +213,8 @@ class TestUploadToTicket:
         breaking(monkeypatch)
         response = client_for(editor).post(upload_url(ticket), **multipart(
             ("one.png", PNG), ("two.pdf", samples.PDF), ("three.txt", b"three")))
-        assert (response.status_code, response.json()) == (500, {"error": "internal server error"})
+        assert (response.status_code, response.json()) == (500, {
+            "code": "server_error", "error": "internal server error"})
         assert_nothing_stored(settings)
 
     @pytest.mark.parametrize(("sent", "shown"), [
@@ -249,7 +253,8 @@ class TestUploadToComment:
         assert client_for(outsider).post(comment_upload_url(comment), **body).status_code == 404
         assert client_for(manager).post("/api/v1/reactions/999999/attachments", **body).status_code == 404
         deleted = Comment.objects.create(ticket=ticket, author=manager, message="gone", deleted_at=timezone.now())
-        assert client_for(manager).post(comment_upload_url(deleted), **body).json() == {"error": "comment not found"}
+        assert client_for(manager).post(comment_upload_url(deleted), **body).json() == {
+            "code": "not_found", "error": "comment not found"}
         on_deleted_ticket = Comment.objects.create(
             ticket=TicketFactory(project=ticket.project, deleted_at=timezone.now()), author=manager, message="x")
         assert client_for(manager).post(comment_upload_url(on_deleted_ticket), **body).status_code == 404
@@ -259,7 +264,8 @@ class TestUploadToComment:
         ticket.archived_at = timezone.now()
         ticket.save()
         response = client_for(comment.author).post(comment_upload_url(comment), **multipart(("shot.png", PNG)))
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert_nothing_stored(settings)
 
     def test_refused_file(self, client_for, comment, settings):
@@ -376,7 +382,7 @@ class TestDelete:
             ticket.save()
             response = client_for(manager).post(delete_url(attachment))
             assert (response.status_code, response.json()) == (
-                422, {"error": "ticket is archived: unarchive it first"})
+                422, {"code": "validation_failed", "error": "ticket is archived: unarchive it first"})
             ticket.deleted_at = timezone.now()
             ticket.save()
             assert client_for(manager).post(delete_url(attachment)).status_code == 404

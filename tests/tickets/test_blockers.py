@@ -99,7 +99,7 @@ class TestAdd:
             block(tickets[first], tickets[second])
         before = links()
         response = client_for(editor).post(add_url(tickets[blocked]), {"blocker_ticket_id": tickets[blocker].id})
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": f"blocker_ticket_id: {tickets[blocked].prefix_ref} already blocks {tickets[blocker].prefix_ref}, "
                      "directly or through other tickets", "field": "blocker_ticket_id"})
         assert (links(), Activity.objects.exists()) == (before, False)
@@ -124,7 +124,7 @@ class TestAdd:
 
     def test_itself_is_422(self, client_for, editor, ticket):
         response = client_for(editor).post(add_url(ticket), {"blocker_ticket_id": ticket.id})
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "blocker_ticket_id: a ticket cannot block itself", "field": "blocker_ticket_id"})
         assert not Blocker.objects.exists()
 
@@ -141,13 +141,15 @@ class TestAdd:
     ], ids=["missing", "not-a-number", "too-large", "unknown", "other-project", "deleted"])
     def test_invalid_blocker_is_422(self, client_for, editor, project, ticket, make_body, error):
         response = client_for(editor).post(add_url(ticket), make_body(project))
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "blocker_ticket_id"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "blocker_ticket_id"})
         assert (Blocker.objects.exists(), Activity.objects.exists()) == (False, False)
 
     def test_archived_ticket_is_422(self, client_for, editor, project, chain):
         shelved = TicketFactory(project=project, archived_at=timezone.now())
         response = client_for(editor).post(add_url(shelved), {"blocker_ticket_id": chain[0].id})
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert not Blocker.objects.exists()
 
     @pytest.mark.parametrize(("role", "expected"), EDITOR_LADDER)

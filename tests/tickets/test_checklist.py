@@ -72,14 +72,16 @@ class TestAdd:
                                                      django_capture_on_commit_callbacks, body, error):
         with django_capture_on_commit_callbacks(execute=True):
             response = client_for(editor).post(add_url(ticket), body)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "text"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "text"})
         assert (ChecklistItem.objects.exists(), Activity.objects.exists(), board_listener.frames()) == (
             False, False, [])
 
     def test_archived_ticket_is_422(self, client_for, editor, project):
         ticket = TicketFactory(project=project, archived_at=timezone.now())
         response = client_for(editor).post(add_url(ticket), {"text": "late"})
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert not ChecklistItem.objects.exists()
 
     @pytest.mark.parametrize(("role", "expected"), EDITOR_LADDER)
@@ -151,7 +153,8 @@ class TestUpdate:
     ])
     def test_invalid_body_is_422_and_changes_nothing(self, client_for, editor, ticket, items, body, error):
         response = client_for(editor).post(item_url(items[1], "update"), body)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "text"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "text"})
         assert (ChecklistItem.objects.get(pk=items[1].pk).text, Activity.objects.exists()) == ("Fix", False)
 
     @pytest.mark.parametrize(("role", "expected"), EDITOR_LADDER)
@@ -181,7 +184,8 @@ class TestDelete:
             "old": {"id": items[2].id, "text": "Test", "done": True}, "new": None}})
         [frame] = board_listener.card_frames()
         assert board_counts(frame) == ("ticket.updated", 2, 0)
-        assert api.post(item_url(items[2], "delete")).json() == {"error": "checklist item not found"}
+        assert api.post(item_url(items[2], "delete")).json() == {
+            "code": "not_found", "error": "checklist item not found"}
 
     @pytest.mark.parametrize(("role", "expected"), EDITOR_LADDER)
     def test_role_ladder(self, client_for, member_with, items, role, expected):
@@ -203,7 +207,8 @@ def test_item_missing_on_a_deleted_ticket_or_of_another_project(client_for, anon
     api = client_for(editor)
     for url in (item_url(on_deleted, action), f"/api/v1/checklist/999999/{action}"):
         response = api.post(url, {"text": "x"})
-        assert (response.status_code, response.json()) == (404, {"error": "checklist item not found"})
+        assert (response.status_code, response.json()) == (404, {
+            "code": "not_found", "error": "checklist item not found"})
     assert client_for(outsider).post(item_url(items[0], action), {"text": "x"}).status_code == 404
     assert anonymous.post(item_url(items[0], action), {"text": "x"}).status_code == 401
     assert rows(items[0].ticket) == [("Reproduce", False, 0), ("Fix", False, 1), ("Test", False, 2)]
@@ -240,7 +245,7 @@ class TestSort:
     def test_not_exactly_the_items_is_422(self, client_for, editor, project, ticket, items, make_ids):
         foreign = ChecklistItem.objects.create(ticket=TicketFactory(project=project), text="elsewhere")
         response = client_for(editor).post(sort_url(ticket), {"item_ids": make_ids(items, foreign)})
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "item_ids: must list exactly the items of the ticket, each once", "field": "item_ids"})
         assert (rows(ticket), Activity.objects.exists()) == (
             [("Reproduce", False, 0), ("Fix", False, 1), ("Test", False, 2)], False)
@@ -251,7 +256,8 @@ class TestSort:
         ({"item_ids": ["a"]}, "item_ids[0]: A valid integer is required."),
     ])
     def test_invalid_body_is_422(self, client_for, editor, ticket, items, body, error):
-        assert client_for(editor).post(sort_url(ticket), body).json() == {"error": error, "field": "item_ids"}
+        assert client_for(editor).post(sort_url(ticket), body).json() == {
+            "code": "validation_failed", "error": error, "field": "item_ids"}
 
     def test_archived_ticket_is_422(self, client_for, editor, ticket, items):
         ticket.archived_at = timezone.now()

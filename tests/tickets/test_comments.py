@@ -67,7 +67,8 @@ class TestAdd:
                                                      django_capture_on_commit_callbacks, body, error):
         with django_capture_on_commit_callbacks(execute=True):
             response = client_for(editor).post(ticket_url(ticket, "comments"), body)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "comment"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "comment"})
         assert (Comment.objects.exists(), Activity.objects.exists(), board_listener.frames()) == (False, False, [])
 
     def test_archived_ticket_is_422(self, client_for, editor, project, board_listener,
@@ -75,7 +76,8 @@ class TestAdd:
         ticket = TicketFactory(project=project, archived_at=timezone.now())
         with django_capture_on_commit_callbacks(execute=True):
             response = client_for(editor).post(ticket_url(ticket, "comments"), {"comment": "late"})
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert (Comment.objects.exists(), Activity.objects.exists(), board_listener.frames()) == (False, False, [])
 
     def test_missing_deleted_and_foreign_tickets_are_404(self, client_for, editor, project):
@@ -115,7 +117,8 @@ class TestEdit:
     @pytest.mark.parametrize("role", list(Role))
     def test_only_the_author_whatever_the_role(self, client_for, member_with, comment, role):
         response = client_for(member_with(role)).post(edit_url(comment), {"message": "hijacked"})
-        assert (response.status_code, response.json()) == (403, {"error": "only its author can edit a comment"})
+        assert (response.status_code, response.json()) == (403, {
+            "code": "forbidden", "error": "only its author can edit a comment"})
         assert Comment.objects.get().message == "First thought"
 
     @pytest.mark.parametrize(("body", "error"), [
@@ -125,14 +128,16 @@ class TestEdit:
     ])
     def test_invalid_body_is_422_and_changes_nothing(self, client_for, editor, comment, body, error):
         response = client_for(editor).post(edit_url(comment), body)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": "message"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": "message"})
         assert (Comment.objects.get().message, Activity.objects.exists()) == ("First thought", False)
 
     def test_on_an_archived_ticket_is_422(self, client_for, editor, ticket, comment):
         ticket.archived_at = timezone.now()
         ticket.save()
         response = client_for(editor).post(edit_url(comment), {"message": "late"})
-        assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
         assert Comment.objects.get().message == "First thought"
 
     def test_deleted_comment_deleted_ticket_and_missing_are_404(self, client_for, editor, project, ticket):
@@ -142,7 +147,7 @@ class TestEdit:
         api = client_for(editor)
         for url in (edit_url(gone), edit_url(on_deleted_ticket), "/api/v1/reactions/999999/update"):
             response = api.post(url, {"message": "new"})
-            assert (response.status_code, response.json()) == (404, {"error": "comment not found"})
+            assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "comment not found"})
         assert set(Comment.objects.values_list("message", flat=True)) == {"gone", "m"}
 
     def test_non_member_404_and_anonymous_401(self, client_for, anonymous, outsider, comment):

@@ -9,7 +9,7 @@ from docs_area import services as docs_services
 from docs_area.models import Article, ArticleComment
 from tests.factories import TicketFactory
 from tickets import services
-from tickets.models import Activity, Comment, Ticket
+from tickets.models import Activity, Ticket
 
 from .conftest import status_of, ticket_url
 
@@ -72,7 +72,7 @@ class TestDetail:
         with django_capture_on_commit_callbacks(execute=True):
             response = api.post(ticket_url(ticket, action), body, HTTP_IF_MATCH=etag)
         assert (response.status_code, response.json()) == (
-            412, {"error": "the resource changed since that ETag: read it again"})
+            412, {"code": "precondition_failed", "error": "the resource changed since that ETag: read it again"})
         after = Ticket.objects.get(pk=ticket.pk)
         assert (after.title, after.status_id, after.updated_at) == (before.title, before.status_id, before.updated_at)
         assert board_listener.events() == ["ticket.updated", "comment.created"]  # the comment's, nothing more
@@ -94,13 +94,22 @@ class TestDetail:
                                                               ("move", "move_ticket", {"status": "done"})])
     def test_the_etag_a_write_answers_is_of_the_version_it_made(self, api, ticket, editor, monkeypatch, action,
                                                                  service, body):
-        landing_right_after(monkeypatch, services, service,
-                            lambda: Comment.objects.create(ticket=ticket, author=editor, message="landed after"))
+        landing_right_after(monkeypatch, services, service, lambda: services.add_comment(
+            ticket=Ticket.objects.get(pk=ticket.pk), author=editor, message="landed after"))
         response = api.post(ticket_url(ticket, action), body, HTTP_IF_MATCH=api.get(ticket_url(ticket))["ETag"])
         assert response.status_code == 200
-        assert response["ETag"] != api.get(ticket_url(ticket))["ETag"]  # the comment shows now
-        Comment.objects.all().delete()
-        assert response["ETag"] == api.get(ticket_url(ticket))["ETag"]
+        current = api.get(ticket_url(ticket))["ETag"]
+        assert response["ETag"] != current  # the comment shows now
+        # The answered ETag is of the version the write made: a write based on it is refused, as stale.
+        assert api.post(ticket_url(ticket, "update"), {"title": "Mine"}, HTTP_IF_MATCH=response["ETag"]).status_code == 412
+        assert api.post(ticket_url(ticket, "update"), {"title": "Mine"}, HTTP_IF_MATCH=current).status_code == 200
+
+    def test_the_etag_is_the_version_a_write_reads_under_its_lock(self, api, ticket):
+        """No write computes the detail to answer its ETag: what the one read of the ticket gives is enough."""
+        etag = api.get(ticket_url(ticket))["ETag"]
+        response = api.post(ticket_url(ticket, "update"), {"title": "Renamed"}, HTTP_IF_MATCH=etag)
+        assert response["ETag"] == api.get(ticket_url(ticket))["ETag"] != etag
+        assert Ticket.objects.get(pk=ticket.pk).version == ticket.version + 1
 
 
 def landing_right_after(monkeypatch, module, name: str, land) -> None:

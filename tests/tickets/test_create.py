@@ -150,7 +150,8 @@ def test_invalid_body_is_422_and_creates_nothing(client_for, project, editor, bo
 def test_story_points_refused_where_the_project_does_not_use_them(client_for, outsider):
     project = ProjectFactory(owner=outsider, estimation_mode="none")
     response = client_for(outsider).post(create_url(project), {"title": "t", "story_points": 1})
-    assert response.json() == {"error": "story_points: this project does not use story points estimation",
+    assert response.json() == {
+        "code": "validation_failed", "error": "story_points: this project does not use story points estimation",
                                "field": "story_points"}
 
 

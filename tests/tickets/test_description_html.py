@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 
 from core.markdown import render_markdown
-from tests.factories import ProjectFactory, TicketFactory
+from tests.factories import CommentFactory, ProjectFactory, TicketFactory
 
 PAYLOAD = 'Some **bold** <script>alert(1)</script> [x](javascript:alert(2)) <img src=x onerror="alert(3)">'
 
@@ -31,6 +31,16 @@ def test_a_member_gets_the_sanitized_rendering_beside_the_source(api, project):
     assert "<strong>bold</strong>" in html and "&lt;script&gt;" in html
     assert "<script" not in html and "href=\"javascript" not in html and "<img" not in html
     assert "description_html" not in plain
+
+
+def test_comments_are_rendered_too(api, project):
+    ticket = TicketFactory(project=project)
+    CommentFactory(ticket=ticket, message="- [x] **done** <script>alert(1)</script>")
+    plain = api.get(detail(project, ticket.number)).json()["ticket"]["comments"]
+    rendered = api.get(detail(project, ticket.number, description="html")).json()["ticket"]["comments"]
+    assert [comment.pop("message_html") for comment in rendered] == [
+        render_markdown("- [x] **done** <script>alert(1)</script>")]
+    assert rendered == plain and "message_html" not in plain[0]
 
 
 def test_each_representation_has_its_own_etag(api, project):

@@ -174,4 +174,4 @@ def test_a_missing_ticket_is_404_even_with_a_bad_body(client_for, editor, projec
     api = client_for(editor)
     for action in ("update", "move", "assign", "unassign"):
         response = api.post(f"/api/v1/projects/{project.id}/tickets/999/{action}", {"title": "", "status": "?"})
-        assert (response.status_code, response.json()) == (404, {"error": "ticket not found"})
+        assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "ticket not found"})

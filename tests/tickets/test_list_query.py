@@ -68,7 +68,8 @@ class TestFilters:
     def test_a_bad_value_or_an_unknown_parameter_is_422_naming_it(self, api, project, params, message, field):
         TicketFactory(project=project)
         response = api.get(list_url(project, **params))
-        assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": message, "field": field})
 
     @pytest.mark.parametrize(("name", "values"), [
         ("priority", ["high", "low"]), ("type", ["bug", "bug"]), ("status", ["todo", "done"]),
@@ -78,7 +79,8 @@ class TestFilters:
     def test_a_parameter_given_twice_is_422_naming_it(self, api, project, name, values):
         TicketFactory(project=project)
         response = api.get(list_url(project, **{name: values}))
-        assert (response.status_code, response.json()) == (422, {"error": f"{name}: given more than once",
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": f"{name}: given more than once",
                                                                   "field": name})
 
     @pytest.mark.parametrize(("params", "message", "field"), [
@@ -87,7 +89,8 @@ class TestFilters:
     ])
     def test_a_nul_is_a_bad_value_of_its_parameter(self, api, project, params, message, field):
         response = api.get(list_url(project, **params))
-        assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": message, "field": field})
 
     def test_another_projects_tag_is_unknown(self, api, project):
         response = api.get(list_url(project, tag=TagFactory().pk))

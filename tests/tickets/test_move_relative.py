@@ -14,6 +14,7 @@ from projects.roles import Role
 from tests.factories import ProjectFactory, TicketFactory
 from tickets import history, services
 from tickets.models import Activity, Ticket
+from tickets.services import positions
 from tickets.services.positions import GAP
 
 from .conftest import status_of, ticket_url
@@ -118,7 +119,8 @@ def test_a_bad_anchor_is_refused_and_changes_nothing(client_for, editor, ticket,
     with django_capture_on_commit_callbacks(execute=True):
         response = move(client_for(editor), ticket, status="todo",
                         **{key: anchors.get(value, value) for key, value in body.items()})
-    assert (response.status_code, response.json()) == (422, {"error": message, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": message, "field": field})
     ticket.refresh_from_db()
     assert (ticket.status.slug, board_listener.frames(), Activity.objects.filter(ticket=ticket).count()) == (
         "backlog", [], 0)
@@ -160,15 +162,20 @@ def test_a_relative_move_costs_the_same_in_a_column_of_20_and_of_2000(client_for
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL's row locks and real threads")
-def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_succeed(monkeypatch):
+@pytest.mark.parametrize("through", ["service", "api"])
+def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_succeed(monkeypatch, client_for,
+                                                                                          through):
     """The update holds its ticket and waits for the project while the move holds the project: a move that
-    then wrote the column's other tickets would wait for the update, and PostgreSQL would abort one of them."""
+    then wrote the column's other tickets would wait for the update, and PostgreSQL would abort one of them.
+    The move gives way and starts again, locking the column first: within the service, or (through the API,
+    whose view locked the ticket as it loaded it) as the view runs the request again."""
     project = ProjectFactory()
+    api = client_for(project.owner)
     todo = status_of(project, "todo")
     moving = TicketFactory(project=project)
     tight = [TicketFactory(project=project, status=todo, sort_order=order) for order in (5, 6, 6, 7)]
     neighbour_locked, move_holds_project = threading.Event(), threading.Event()
-    record, lock = history.record, ProjectQuerySet.lock
+    record, advance = history.record, ProjectQuerySet.advance_counters
 
     def recording(**kwargs):  # the update, its ticket locked, on its way to the project
         if threading.current_thread().name == "update":
@@ -176,20 +183,32 @@ def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_s
             move_holds_project.wait(timeout=5)
         return record(**kwargs)
 
-    def locking(self, project_id):
-        lock(self, project_id)
+    def locking(self, project_id, **steps):  # the move takes the project's lock with its frame's number
+        counters = advance(self, project_id, **steps)
         if threading.current_thread().name == "move":
             move_holds_project.set()
+        return counters
 
     monkeypatch.setattr(history, "record", recording)
-    monkeypatch.setattr(ProjectQuerySet, "lock", locking)
+    monkeypatch.setattr(ProjectQuerySet, "advance_counters", locking)
+    columns_locked_first, lock_column = [], positions.lock_column
+
+    def locking_the_column(status, **kwargs):
+        columns_locked_first.append(status.slug)
+        return lock_column(status, **kwargs)
+
+    monkeypatch.setattr(positions, "lock_column", locking_the_column)
 
     def update():
         services.update_ticket(ticket=tight[2], actor=project.owner, title="Renamed meanwhile")
 
     def move():
         neighbour_locked.wait(timeout=5)
-        services.move_ticket(ticket=moving, status=todo, actor=project.owner, after_id=tight[1].pk)
+        if through == "service":
+            services.move_ticket(ticket=moving, status=todo, actor=project.owner, after_id=tight[1].pk)
+        else:
+            response = api.post(ticket_url(moving, "move"), {"status": "todo", "after_id": tight[1].pk})
+            assert response.status_code == 200, response.content
 
     outcomes = {}
 
@@ -209,5 +228,6 @@ def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_s
         thread.join(timeout=30)
 
     assert outcomes == {"update": "done", "move": "done"}
+    assert columns_locked_first == ["todo"]  # the move gave way once, then locked the column first
     assert column_order(project, "todo") == [tight[0].pk, tight[1].pk, moving.pk, tight[2].pk, tight[3].pk]
     assert Ticket.objects.get(pk=tight[2].pk).title == "Renamed meanwhile"

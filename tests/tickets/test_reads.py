@@ -66,7 +66,8 @@ class TestList:
     def test_unknown_status_filter_is_422(self, client_for, project, viewer):
         response = client_for(viewer).get(list_url(project, "?status=nope"))
         assert response.status_code == 422
-        assert response.json() == {"error": "status: unknown status nope", "field": "status"}
+        assert response.json() == {
+            "code": "validation_failed", "error": "status: unknown status nope", "field": "status"}
 
     @pytest.mark.parametrize("role", list(Role))
     def test_every_member_reads(self, client_for, project, member_with, role):
@@ -135,7 +136,8 @@ class TestDetail:
         api = client_for(viewer)
         for url in (ticket_url(deleted), f"/api/v1/projects/{project.id}/tickets/9999",
                     f"/api/v1/projects/{project.id}/tickets/{foreign.number + 100}"):
-            assert (api.get(url).status_code, api.get(url).json()) == (404, {"error": "ticket not found"})
+            assert (api.get(url).status_code, api.get(url).json()) == (404, {
+                "code": "not_found", "error": "ticket not found"})
         assert api.get(ticket_url(foreign)).status_code == 404  # its own project is not the caller's
 
     def test_non_member_404_and_anonymous_401(self, client_for, anonymous, ticket, outsider):
@@ -146,7 +148,8 @@ class TestDetail:
         api = client_for(outsider)
         answers = [api.get(url) for url in (ticket_url(ticket), f"/api/v1/projects/{ticket.project_id}/tickets/9999",
                                             f"/api/v1/projects/{10**9}/tickets/{ticket.number}")]
-        assert {(answer.status_code, answer.content) for answer in answers} == {(404, b'{"error":"project not found"}')}
+        assert {(answer.status_code, answer.content) for answer in answers} == {
+            (404, b'{"error":"project not found","code":"not_found"}')}
 
     @pytest.mark.direct_postgres
     @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelines: PostgreSQL")

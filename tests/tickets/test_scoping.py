@@ -37,7 +37,7 @@ def test_a_non_member_gets_the_answer_of_a_missing_id(client_for, outsider, obje
     existing = getattr(api, method)(path.format(objects[kind]), {})
     missing = getattr(api, method)(path.format(MISSING), {})
     assert (existing.status_code, existing.json()) == (missing.status_code, missing.json()) == (
-        404, {"error": message})
+        404, {"code": "not_found", "error": message})
 
 
 def test_a_download_does_not_depend_on_the_accept_header(client_for, manager, objects):
@@ -45,7 +45,7 @@ def test_a_download_does_not_depend_on_the_accept_header(client_for, manager, ob
     response = client_for(manager).get(f"/api/v1/attachments/{objects['attachment']}", HTTP_ACCEPT="image/png")
     assert response.status_code == 200
     missing = client_for(manager).get(f"/api/v1/attachments/{MISSING}", HTTP_ACCEPT="image/png")
-    assert (missing.status_code, missing.json()) == (404, {"error": "attachment not found"})
+    assert (missing.status_code, missing.json()) == (404, {"code": "not_found", "error": "attachment not found"})
 
 
 BAD_BODY = {"title": "", "status": 7, "text": "", "message": "", "user_id": "x", "blocker_ticket_id": "x", "item_ids": "x"}

@@ -305,13 +305,15 @@ class TestValidation:
     ])
     def test_invalid_parameters_are_422(self, client_for, project, viewer, params, error, field):
         response = search(client_for(viewer), project, **params)
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
 
     def test_a_status_of_another_project_is_unknown(self, client_for, project, viewer):
         other = ProjectFactory()
         other.statuses.create(slug="icebox", label="Icebox", category="backlog", sort_order=9)
         response = search(client_for(viewer), project, q="x", **{"status[]": "icebox"})
-        assert response.json() == {"error": "status[]: unknown status icebox", "field": "status[]"}
+        assert response.json() == {
+            "code": "validation_failed", "error": "status[]: unknown status icebox", "field": "status[]"}
 
 
 class TestAccess:

@@ -114,7 +114,8 @@ def test_invalid_update_is_422_and_changes_nothing(client_for, editor, rich_tick
 def test_archived_ticket_cannot_be_updated(client_for, editor, project):
     ticket = TicketFactory(project=project, archived_at=timezone.now(), title="Frozen")
     response = update(client_for(editor), ticket, {"title": "Thawed"})
-    assert (response.status_code, response.json()) == (422, {"error": "ticket is archived: unarchive it first"})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": "ticket is archived: unarchive it first"})
     assert Ticket.objects.get(pk=ticket.pk).title == "Frozen"
 
 

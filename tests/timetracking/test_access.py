@@ -33,7 +33,8 @@ def test_without_a_token_every_route_is_401(anonymous, entry, method, path):
     before = snapshot()
     object_id = entry.project_id if "projects" in path else entry.ticket_id if "tickets" in path else entry.id
     response = getattr(anonymous, method)(path.format(object_id), {"minutes": 5})
-    assert (response.status_code, response.json()) == (401, {"error": "Authentication credentials were not provided."})
+    assert (response.status_code, response.json()) == (401, {
+        "code": "unauthenticated", "error": "Authentication credentials were not provided."})
     assert snapshot() == before
 
 
@@ -48,7 +49,7 @@ def test_a_non_member_gets_the_answer_of_a_missing_id(client_for, outsider, entr
     existing = getattr(api, method)(path.format(object_id), {"minutes": 5})
     missing = getattr(api, method)(path.format(MISSING), {"minutes": 5})
     assert (existing.status_code, existing.json()) == (missing.status_code, missing.json()) == (
-        404, {"error": message})
+        404, {"code": "not_found", "error": message})
     assert snapshot() == before
 
 
@@ -66,7 +67,7 @@ def test_the_entries_of_a_deleted_ticket_are_404(client_for, manager, ticket, en
     response = getattr(client_for(manager), method)(path.format(ticket.id if "tickets" in path else entry.id),
                                                     {"minutes": 5})
     message = "ticket not found" if "tickets" in path else "time entry not found"
-    assert (response.status_code, response.json()) == (404, {"error": message})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": message})
     assert snapshot() == before
 
 

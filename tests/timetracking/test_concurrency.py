@@ -43,5 +43,7 @@ def test_ten_simultaneous_starts_by_one_user_leave_one_running_timer():
     assert TimeEntry.objects.count() == 1
     assert sorted(status for status, _ in answers) == [200] + [422] * (STARTS - 1)
     assert [body for status, body in answers if status == 422] == [
-        {"error": "a timer is already running", "running_ticket_id": running.ticket_id}] * (STARTS - 1)
+        {
+            "code": "validation_failed",
+            "error": "a timer is already running", "running_ticket_id": running.ticket_id}] * (STARTS - 1)
     assert [body["entry"]["id"] for status, body in answers if status == 200] == [running.id]

@@ -94,7 +94,8 @@ class TestManualEntry:
     def test_a_bad_body_is_422_naming_the_field_and_changes_nothing(self, client_for, editor, ticket, body, error):
         response = client_for(editor).post(entries_url(ticket), body)
         field = "note" if error.startswith("note") else "minutes"
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
         assert (TimeEntry.objects.exists(), history_of(ticket)) == (False, [])
 
     @pytest.mark.parametrize("role", ROLES)
@@ -149,7 +150,7 @@ class TestUpdate:
     def test_only_a_stopped_entry(self, client_for, owner, ticket, is_running):
         entry = TimeEntryFactory(ticket=ticket, user=owner, seconds=120, is_running=is_running, started_at=START)
         response = client_for(owner).post(entry_url(entry, "update"), {"minutes": 5})
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "only a stopped entry can be updated: stop the timer first"})
         assert (entry_state(entry), history_of(ticket)) == ((120, "", is_running), [])
 
@@ -158,7 +159,8 @@ class TestUpdate:
                                                                    error):
         response = client_for(owner).post(entry_url(stopped, "update"), body)
         field = "note" if error.startswith("note") else "minutes"
-        assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": error, "field": field})
         assert (entry_state(stopped), history_of(ticket)) == ((1800, "first pass", 0), [])
 
     @pytest.mark.parametrize(("who", "expected"), OWNER_OR_MANAGER)
@@ -166,7 +168,8 @@ class TestUpdate:
         caller = owner if who == "owner" else member_with(who)
         response = client_for(caller).post(entry_url(stopped, "update"), {"minutes": 10})
         assert response.status_code == expected
-        assert expected == 200 or response.json() == {"error": "your role in this project does not allow this"}
+        assert expected == 200 or response.json() == {
+            "code": "forbidden", "error": "your role in this project does not allow this"}
         assert entry_state(stopped)[0] == (600 if expected == 200 else 1800)
 
     def test_the_project_owner_as_manager(self, client_for, manager, stopped):

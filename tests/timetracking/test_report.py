@@ -181,9 +181,10 @@ class TestCsv:
     def test_errors_stay_json(self, client_for, outsider, project, manager, suffix, params):
         bad = client_for(manager).get(report_url(project, suffix, group_by="week", **params))
         assert (bad.status_code, bad["Content-Type"], bad.json()) == (422, "application/json", {
+            "code": "validation_failed",
             "error": 'group_by: "week" is not a valid choice.', "field": "group_by"})
         hidden = client_for(outsider).get(report_url(project, suffix, **params))
-        assert (hidden.status_code, hidden.json()) == (404, {"error": "project not found"})
+        assert (hidden.status_code, hidden.json()) == (404, {"code": "not_found", "error": "project not found"})
 
 
 @pytest.mark.parametrize(("params", "error", "field"), [
@@ -203,7 +204,8 @@ class TestCsv:
 ])
 def test_bad_parameters_are_422_naming_the_field(client_for, project, manager, clock, params, error, field):
     response = client_for(manager).get(report_url(project, **params))
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": field})
 
 
 @pytest.mark.parametrize(("params", "first", "last"), [

@@ -10,7 +10,7 @@ from timetracking.models import TimeEntry, TimerState
 
 from .conftest import ACTIVE_URL, RUNNING_URL, START, entries_url, entry_url, history_of, start_url
 
-ARCHIVED = {"error": "ticket is archived: unarchive it first"}
+ARCHIVED = {"code": "validation_failed", "error": "ticket is archived: unarchive it first"}
 
 
 def archive(api, ticket):

@@ -47,7 +47,7 @@ class TestStart:
                                                                                ticket, running):
         other = TicketFactory(project=project)
         response = client_for(editor).post(start_url(other))
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "a timer is already running", "running_ticket_id": ticket.id})
         assert list(TimeEntry.objects.values_list("pk", flat=True)) == [running]
         assert history_of(other) == []
@@ -80,7 +80,7 @@ class TestStart:
 
         response = client_for(editor).post(start_url(TicketFactory(project=project)))
 
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "a timer is already running", "running_ticket_id": ticket.id})
         assert list(TimeEntry.objects.values_list("pk", flat=True)) == [winner.pk]
 
@@ -111,7 +111,8 @@ class TestPause:
         entry = TimeEntryFactory(ticket=ticket, user=editor).pk if which == "manual" else paused
         before = state(entry)
         response = api.post(entry_url(entry, "pause"))
-        assert (response.status_code, response.json()) == (422, {"error": "the timer is not running"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "the timer is not running"})
         assert state(entry) == before
 
 
@@ -132,7 +133,7 @@ class TestResume:
         api.post(start_url(other))
         before = state(paused)
         response = api.post(entry_url(paused, "resume"))
-        assert (response.status_code, response.json()) == (422, {
+        assert (response.status_code, response.json()) == (422, {"code": "validation_failed",
             "error": "a timer is already running", "running_ticket_id": other.id})
         assert state(paused) == before
 
@@ -143,7 +144,8 @@ class TestResume:
             api.post(entry_url(running, "stop"))
         before = state(running)
         response = api.post(entry_url(running, "resume"))
-        assert (response.status_code, response.json()) == (422, {"error": "the timer is not paused"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "the timer is not paused"})
         assert state(running) == before
 
 
@@ -178,7 +180,8 @@ class TestStop:
         entry = TimeEntryFactory(ticket=ticket, user=editor).pk if which == "manual" else running
         before, entries_in_history = state(entry), len(history_of(ticket))
         response = api.post(entry_url(entry, "stop"))
-        assert (response.status_code, response.json()) == (422, {"error": "the timer is already stopped"})
+        assert (response.status_code, response.json()) == (422, {
+            "code": "validation_failed", "error": "the timer is already stopped"})
         assert (state(entry), len(history_of(ticket))) == (before, entries_in_history)
 
 
@@ -193,7 +196,7 @@ def test_only_the_owner_works_a_timer_whatever_the_others_role(client_for, membe
                              is_running=TimerState.PAUSED if action == "resume" else TimerState.RUNNING)
     before = state(entry)
     refused = client_for(member_with(role)).post(entry_url(entry, action))
-    assert (refused.status_code, refused.json()) == (403, {
+    assert (refused.status_code, refused.json()) == (403, {"code": "forbidden",
         "error": "only the owner of a timer can stop, pause or resume it"})
     assert state(entry) == before
     assert client_for(owner).post(entry_url(entry, action)).status_code == 200

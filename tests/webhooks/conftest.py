@@ -1,10 +1,16 @@
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
+from django.db.models import Q
 
-from config.celery import app as celery_app
+from core import background
 from projects.roles import Role
-from webhooks import local
+from tests.polling import eventually
+from webhooks import sender, tasks
+from webhooks.delivery import Exchange, post
+from webhooks.models import OPEN_STATUSES, Delivery
 
 from .receivers import Receiver
 
@@ -19,21 +25,34 @@ def _webhook_settings(settings):
 
 
 @pytest.fixture
-def inline_deliveries(settings):
-    """Deliveries handed to Celery, which runs each task at once in the thread that hands it out (the test's,
-    after the commit it captures): the tasks' code, run where the test can watch it."""
-    settings.CELERY_BROKER_URL = "memory://"
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
-
-
-@pytest.fixture
-def web_process_deliveries(settings):
-    """Deliveries on the web process's own threads (no broker), stopped at the end of the test."""
+def sending(settings, transactional_db):
+    """Deliveries sent by this process's sender, handed out by its background runner (no broker), on a database
+    that the sender's threads see: the tests' writes commit. The sweep runs when a test calls it. Both stop at the
+    end of the test."""
     settings.CELERY_BROKER_URL = ""
+    settings.BACKGROUND_SCHEDULE = {}
     yield
-    local.stop()
+    background.stop_local_runner()
+    sender.stop()
+
+
+def recorded(seconds: float = 10) -> bool:
+    """Once every delivery was attempted (or finished without one) and none is in flight: the sender records
+    what an attempt brought after the receiver has it."""
+    return eventually(lambda: not Delivery.objects.filter(
+        Q(claimed_at__isnull=False) | Q(status__in=OPEN_STATUSES, attempts=0)).exists(), seconds)
+
+
+def sweep() -> None:
+    """The periodic sweep, as its schedule runs it, once every attempt so far is recorded."""
+    recorded()
+    tasks.sweep()
+
+
+def deliveries() -> list[tuple]:
+    """(event, status, attempts, response_status, error) of each delivery, once they are recorded."""
+    recorded()
+    return list(Delivery.objects.order_by("id").values_list("event", "status", "attempts", "response_status", "error"))
 
 
 @pytest.fixture
@@ -73,6 +92,12 @@ def registered(client_for, project, manager, receiver):
         return Registered(client, endpoint, *create_webhook(client, project.id, endpoint.url, **fields))
 
     return register
+
+
+def post_once(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> Exchange:
+    """One exchange as the sender makes it, on an event loop of its own."""
+    with ThreadPoolExecutor(max_workers=2) as resolver:
+        return asyncio.run(post(url, body=body, headers=headers, timeout=timeout, resolver=resolver))
 
 
 def webhooks_url(project_id: int) -> str:

@@ -4,11 +4,12 @@ they receive and answer as the test says."""
 import http.server
 import json
 import select
+import selectors
 import socket
 import ssl
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import standardwebhooks
 
@@ -18,6 +19,7 @@ class Received:
     path: str
     headers: dict[str, str]  # names in lower case
     body: bytes
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def message_id(self) -> str:
@@ -141,3 +143,56 @@ class Receiver:
                 pass
 
         return Handler
+
+
+class HangingEndpoints:
+    """`with HangingEndpoints(count) as hung:` `count` endpoints on 127.0.0.1 (`hung.urls`) that take every
+    connection and read what is sent, and never answer, until the block ends; all on one thread.
+    `hung.connections` counts the connections taken so far."""
+
+    def __init__(self, count: int):
+        self.selector = selectors.DefaultSelector()
+        self.listeners = [socket.create_server(("127.0.0.1", 0), backlog=64) for _ in range(count)]
+        self.urls = [f"http://127.0.0.1:{listener.getsockname()[1]}/hooks" for listener in self.listeners]
+        self.connections = 0
+        self.closing = threading.Event()
+        for listener in self.listeners:
+            listener.setblocking(False)
+            self.selector.register(listener, selectors.EVENT_READ, "listener")
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> "HangingEndpoints":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.closing.set()
+        self.thread.join(timeout=5)
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()
+        self.selector.close()
+
+    def _serve(self) -> None:
+        while not self.closing.is_set():
+            for key, _ in self.selector.select(timeout=0.05):
+                if key.data == "listener":
+                    try:
+                        connection, _ = key.fileobj.accept()
+                    except BlockingIOError:
+                        continue
+                    connection.setblocking(False)
+                    self.selector.register(connection, selectors.EVENT_READ, "connection")
+                    self.connections += 1
+                elif not self._drain(key.fileobj):
+                    self.selector.unregister(key.fileobj)
+                    key.fileobj.close()
+
+    @staticmethod
+    def _drain(connection: socket.socket) -> bool:
+        """Read what came; False once the sender hung up."""
+        try:
+            return bool(connection.recv(65536))
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False

@@ -1,10 +1,12 @@
 """The address rules (SSRF) and the TLS checks of the original host."""
 
+import asyncio
 import datetime
 import ipaddress
 import socket
 import ssl
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
@@ -13,10 +15,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from webhooks import delivery
-from webhooks.addresses import AddressRefused, is_public, resolve, target_of
-from webhooks.delivery import post
+from webhooks import delivery, sender
+from webhooks.addresses import is_public, resolve, target_of
 
+from .conftest import post_once
 from .receivers import Receiver
 
 
@@ -26,7 +28,7 @@ from .receivers import Receiver
     ("169.254.169.254", False), ("100.64.0.1", False), ("0.0.0.0", False), ("255.255.255.255", False),
     ("224.0.0.251", False), ("239.255.255.250", False), ("240.0.0.1", False), ("192.0.2.1", False),
     ("198.18.0.1", False), ("::1", False), ("::", False), ("fe80::1", False), ("fc00::1", False), ("fd12::1", False),
-    ("ff02::1", False), ("2001:db8::1", False),
+    ("ff02::1", False), ("2001:db8::1", False), ("fec0::1", False), ("feff:1::2", False),
     # IPv4 inside IPv6: mapped addresses are refused whatever they carry (no resolver should answer one).
     ("::ffff:127.0.0.1", False), ("::ffff:10.1.1.1", False), ("::ffff:93.184.215.14", False),
     ("2002:7f00:1::", False), ("2002:0a00:0001::", False),  # 6to4 carrying 127.0.0.1, 10.0.0.1
@@ -90,7 +92,7 @@ def tls_receiver(tmp_path, settings, monkeypatch):
 
 def test_https_is_sent_to_the_checked_address_as_the_url_s_host(tls_receiver):
     with tls_receiver("hooks.example.test") as (receiver, url):
-        exchange = post(url, body=b'{"event": "webhook.ping"}', headers={"webhook-id": "msg_1"}, timeout=5)
+        exchange = post_once(url, body=b'{"event": "webhook.ping"}', headers={"webhook-id": "msg_1"}, timeout=5)
 
         assert (exchange.status, exchange.failure) == (200, None)
         [received] = receiver.wait_for(1)
@@ -99,7 +101,7 @@ def test_https_is_sent_to_the_checked_address_as_the_url_s_host(tls_receiver):
 
 def test_a_certificate_for_another_host_is_refused(tls_receiver):
     with tls_receiver("elsewhere.example.test") as (receiver, url):
-        exchange = post(url, body=b"{}", headers={}, timeout=5)
+        exchange = post_once(url, body=b"{}", headers={}, timeout=5)
 
         assert (exchange.status, exchange.failure) == (None, "connection")
         assert exchange.error.startswith("TLS failed: CERTIFICATE_VERIFY_FAILED")
@@ -109,16 +111,16 @@ def test_a_certificate_for_another_host_is_refused(tls_receiver):
 def test_an_untrusted_certificate_is_refused(tmp_path, settings):
     settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
     with Receiver(tls=server_context(tmp_path, certificate_authority(), "127.0.0.1")) as receiver:
-        exchange = post(receiver.url, body=b"{}", headers={}, timeout=5)
+        exchange = post_once(receiver.url, body=b"{}", headers={}, timeout=5)
         assert exchange.error.startswith("TLS failed: CERTIFICATE_VERIFY_FAILED")
         assert receiver.received == []
 
 
 def test_lookups_stuck_on_a_silent_name_server_leave_other_names_theirs(settings, monkeypatch):
     """An endpoint whose name server never answers holds as many lookups as it holds attempts
-    (WEBHOOK_ENDPOINT_CONCURRENCY); the lookups have a thread per sending thread (WEBHOOK_THREADS), so another
-    endpoint's name still resolves meanwhile."""
-    assert settings.WEBHOOK_THREADS > settings.WEBHOOK_ENDPOINT_CONCURRENCY
+    (WEBHOOK_ENDPOINT_CONCURRENCY), each until the system resolver gives up, though its attempt ends at the
+    deadline; the sender's lookups have more threads than that, so another endpoint's name still resolves."""
+    assert sender.RESOLVER_THREADS > settings.WEBHOOK_ENDPOINT_CONCURRENCY
     answered, getaddrinfo = threading.Event(), socket.getaddrinfo
 
     def lookup(host, port, *args, **kwargs):
@@ -127,12 +129,18 @@ def test_lookups_stuck_on_a_silent_name_server_leave_other_names_theirs(settings
             raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
         return getaddrinfo("127.0.0.1" if host == "hooks.example.test" else host, port, *args, **kwargs)
 
-    monkeypatch.setattr(socket, "getaddrinfo", lookup)
-    try:
+    async def lookups(resolver) -> list:
         for _ in range(settings.WEBHOOK_ENDPOINT_CONCURRENCY):
-            with pytest.raises(AddressRefused, match="did not resolve in time"):
-                resolve(target_of("https://silent.example.test/hooks"), timeout=0.05)
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.05):
+                    await resolve(target_of("https://silent.example.test/hooks"), resolver)
+        async with asyncio.timeout(3):
+            return await resolve(target_of("https://hooks.example.test/hooks"), resolver)
 
-        assert resolve(target_of("https://hooks.example.test/hooks"), timeout=3) == [ipaddress.ip_address("127.0.0.1")]
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    resolver = ThreadPoolExecutor(max_workers=sender.RESOLVER_THREADS)
+    try:
+        assert asyncio.run(lookups(resolver)) == [ipaddress.ip_address("127.0.0.1")]
     finally:
         answered.set()
+        resolver.shutdown()

@@ -7,20 +7,18 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.time import timestamp
 from events.models import ProjectEvent
 from tests.factories import CommentFactory, ProjectFactory, TicketFactory
-from webhooks import attempts, health, tasks
+from tests.polling import eventually
+from webhooks import attempts, health
 from webhooks.attempts import UNREADABLE_SECRET
 from webhooks.models import Delivery, Webhook
 
-from .conftest import create_ticket, create_webhook
+from .conftest import create_ticket, create_webhook, deliveries, recorded, sweep
 from .receivers import Answer
 
-pytestmark = pytest.mark.usefixtures("inline_deliveries")
-
-
-def deliveries() -> list[tuple]:
-    return list(Delivery.objects.order_by("id").values_list("event", "status", "attempts", "response_status", "error"))
+pytestmark = pytest.mark.usefixtures("sending")
 
 
 def test_a_webhook_receives_only_the_events_it_asked_for(client_for, project, manager, receiver, committed):
@@ -52,15 +50,18 @@ def test_a_failed_attempt_is_retried_on_the_schedule_then_delivered(client_for, 
     with committed():
         create_ticket(client, project.id)
     [first] = endpoint.wait_for(1)
+    recorded()
     delivery = Delivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.response_status, delivery.response_body, delivery.error) == (
         "retrying", 1, 503, "busy", "answered 503")
     assert delivery.next_attempt_at is not None
 
-    tasks.sweep()  # the schedule's first delay is 0 here: the retry is due
+    sweep()  # the schedule's first delay is 0 here: the retry is due
 
     second = endpoint.wait_for(2)[1]
     assert second.message_id == first.message_id and second.body == first.body
+    # When the event happened, as the log keeps it: not the attempt's time (that is webhook-timestamp).
+    assert first.frame()["occurred_at"] == timestamp(ProjectEvent.objects.get().created_at)
     assert deliveries() == [("ticket.created", "delivered", 2, 204, "")]
     delivery.refresh_from_db()
     assert (delivery.next_attempt_at, delivery.delivered_at is not None) == (None, True)
@@ -75,20 +76,22 @@ def test_a_delivery_fails_once_the_schedule_is_spent(client_for, project, manage
         create_ticket(client, project.id)
     endpoint.wait_for(1)
 
-    tasks.sweep()
+    sweep()
     endpoint.wait_for(2)
+    recorded()
     retry_at = Delivery.objects.get().next_attempt_at
-    tasks.sweep()  # the next retry waits an hour: nothing is due
+    sweep()  # the next retry waits an hour: nothing is due
     assert len(endpoint.received) == 2
     assert timedelta(minutes=59) < retry_at - timezone.now() <= timedelta(hours=1)
 
     Delivery.objects.update(next_attempt_at=timezone.now())  # an hour later
-    tasks.sweep()
+    sweep()
 
     assert len(endpoint.wait_for(3)) == 3
     assert deliveries() == [("ticket.created", "failed", 3, 500, "answered 500")]
+    recorded()
     assert Delivery.objects.get().next_attempt_at is None
-    tasks.sweep()
+    sweep()
     assert len(endpoint.received) == 3
 
 
@@ -116,6 +119,7 @@ def test_of_a_long_answer_only_the_first_1024_characters_are_read_and_kept(clien
         create_ticket(client, project.id)
 
     endpoint.wait_for(1)
+    recorded()
     delivery = Delivery.objects.get()
     assert (delivery.status, delivery.response_status, delivery.response_body) == ("delivered", 200, "é" + "x" * 1023)
 
@@ -130,6 +134,8 @@ def test_the_deadline_holds_for_the_whole_exchange(client_for, project, manager,
 
     with committed():
         create_ticket(client, project.id)
+
+    recorded()
 
     delivery = Delivery.objects.get()
     # The status line came at once: the message is delivered, with the part of the body that came in time.
@@ -180,7 +186,8 @@ def test_ping_sends_a_ping_message(client_for, project, manager, receiver, commi
     assert {key: delivery[key] for key in ("webhook_id", "event", "seq", "status", "attempts")} == {
         "webhook_id": webhook["id"], "event": "webhook.ping", "seq": None, "status": "pending", "attempts": 0}
     [ping] = endpoint.wait_for(1)
-    assert ping.verified(secret) == {"event": "webhook.ping", "project_id": project.id, "webhook_id": webhook["id"]}
+    assert ping.verified(secret) == {"event": "webhook.ping", "project_id": project.id, "webhook_id": webhook["id"],
+                                     "occurred_at": timestamp(Delivery.objects.get().created_at)}
     assert ping.message_id == delivery["message_id"]
     assert deliveries() == [("webhook.ping", "delivered", 1, 200, "")]
 
@@ -192,6 +199,7 @@ def test_redeliver_sends_the_same_message_again(client_for, project, manager, re
     with committed():
         create_ticket(client, project.id)
     [first] = endpoint.wait_for(1)
+    recorded()
     original = Delivery.objects.get()
 
     with committed():
@@ -204,6 +212,22 @@ def test_redeliver_sends_the_same_message_again(client_for, project, manager, re
     second = endpoint.wait_for(2)[1]
     assert (second.message_id, second.verified(secret)) == (first.message_id, first.verified(secret))
     assert deliveries() == [("ticket.created", "delivered", 1, 200, "")] * 2
+
+
+def test_a_delivered_redelivery_settles_its_original(project, failed_once, committed):
+    original = Delivery.objects.get()
+    failed_once.endpoint.answers = [Answer(status=200)]
+
+    with committed():
+        response = failed_once.client.post(
+            f"/api/v1/webhooks/{failed_once.webhook['id']}/deliveries/{original.id}/redeliver")
+
+    assert response.status_code == 202
+    failed_once.endpoint.wait_for(2)
+    # The original waited for its retry: the message arrived, so it is delivered and never sent again.
+    assert deliveries() == [("ticket.created", "delivered", 1, 500, ""), ("ticket.created", "delivered", 1, 200, "")]
+    assert attempts.sweep(queue_is_empty=True) == []
+    assert len(failed_once.endpoint.received) == 2
 
 
 def test_after_a_rotation_both_secrets_sign_for_a_day(client_for, project, manager, receiver, committed):
@@ -239,7 +263,7 @@ def test_a_switched_off_webhook_receives_nothing_until_switched_on(client_for, p
         create_ticket(client, project.id, "While off")
     refused = client.post(f"/api/v1/webhooks/{webhook['id']}/ping")
     assert (refused.status_code, refused.json()) == (
-        422, {"error": "the webhook is not active: switch it on first", "field": "active"})
+        422, {"code": "validation_failed", "error": "the webhook is not active: switch it on first", "field": "active"})
     assert (endpoint.received, Delivery.objects.count()) == ([], 0)
 
     client.post(f"/api/v1/webhooks/{webhook['id']}/update", {"active": True}, format="json")
@@ -257,12 +281,13 @@ def failed_once(project, registered, committed):
     with committed():
         create_ticket(hook.client, project.id)
     hook.endpoint.wait_for(1)
+    recorded()
     return hook
 
 
 def test_switching_off_fails_the_deliveries_still_waiting(failed_once):
     failed_once.client.post(f"/api/v1/webhooks/{failed_once.webhook['id']}/update", {"active": False}, format="json")
-    tasks.sweep()
+    sweep()
 
     assert deliveries() == [("ticket.created", "failed", 1, 500, "the webhook was switched off before this attempt")]
     assert len(failed_once.endpoint.received) == 1
@@ -272,7 +297,7 @@ def test_a_deleted_webhook_receives_nothing_more(project, failed_once, committed
     failed_once.client.post(f"/api/v1/webhooks/{failed_once.webhook['id']}/delete")
     with committed():
         create_ticket(failed_once.client, project.id)
-    tasks.sweep()
+    sweep()
 
     assert (len(failed_once.endpoint.received), Delivery.objects.count()) == (1, 0)
     project.refresh_from_db()
@@ -302,25 +327,31 @@ def test_an_endpoint_failing_for_five_days_is_switched_off(client_for, project, 
     with committed():
         create_ticket(client, project.id)
     endpoint.wait_for(1)
+    recorded()
     failing_since = Webhook.objects.get().failing_since
-    tasks.sweep()
+    sweep()
     endpoint.wait_for(2)
+    recorded()
 
     assert Webhook.objects.get().failing_since == failing_since  # the first failure counts
-    tasks.sweep()
+    sweep()
     endpoint.wait_for(3)
+    recorded()
     assert Webhook.objects.get().failing_since is None  # delivered: the endpoint is healthy again
 
     endpoint.answers = [Answer(status=500)]
     with committed():
         create_ticket(client, project.id)
     endpoint.wait_for(4)
+    recorded()
     Webhook.objects.update(failing_since=timezone.now() - timedelta(days=4, hours=23))
-    tasks.sweep()
+    sweep()
     assert Webhook.objects.get().active is True
+    endpoint.wait_for(5)  # the retry that sweep handed out fails too
+    recorded()
 
     Webhook.objects.update(failing_since=timezone.now() - timedelta(days=5, minutes=1))
-    tasks.sweep()
+    sweep()
 
     stored = Webhook.objects.get()
     shown = client.get(f"/api/v1/webhooks/{webhook['id']}").json()["webhook"]
@@ -411,7 +442,7 @@ def test_a_secret_sealed_under_another_secret_key_is_a_failed_attempt(project, r
     assert hook.endpoint.received == []
     assert deliveries() == [("ticket.created", "retrying", 1, None, UNREADABLE_SECRET)]
     rotated = hook.client.post(f"/api/v1/webhooks/{hook.webhook['id']}/rotate-secret").json()["secret"]
-    tasks.sweep()
+    sweep()
     [received] = hook.endpoint.wait_for(1)
     assert received.verified(rotated)["event"] == "ticket.created"
 
@@ -427,28 +458,34 @@ def test_a_secret_sealed_under_a_previous_secret_key_still_signs(project, regist
     assert hook.endpoint.wait_for(1)[0].verified(hook.secret)["event"] == "ticket.created"
 
 
-def test_a_delivery_deferred_behind_a_busy_endpoint_is_not_handed_out_again(project, registered, settings):
-    """Its task comes back by itself after a countdown, while the queue looks empty: the sweep must not take its
-    old hand-out for a lost one and start a second chain behind the endpoint."""
+def test_a_delivery_waiting_behind_a_busy_endpoint_is_not_taken_for_lost(project, registered, committed, settings):
+    """Its sender holds it until the endpoint has room, renewing its hand-out: the sweep must not hand it out
+    again as lost and start a second chain behind the endpoint."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 1
-    webhook = Webhook.objects.get(pk=registered().webhook["id"])
-    now = timezone.now()
-    handed_out_long_ago = now - timedelta(seconds=settings.WEBHOOK_LOST_AFTER_SECONDS + 1)
-    slow, waiting = Delivery.objects.bulk_create(
-        Delivery.due_now(webhook=webhook, payload={"event": "webhook.ping"}, now=handed_out_long_ago)
-        for _ in range(2))
-    Delivery.objects.filter(pk=slow.pk).update(claimed_at=now - timedelta(seconds=5))  # in flight, slowly
+    settings.WEBHOOK_LOST_AFTER_SECONDS = 6  # renewed every 2 s; the hung attempt's claim is younger than that
+    settings.WEBHOOK_RETRY_SCHEDULE = [3600]
+    hook = registered(Answer(status=500), Answer(hang=True))
+    with committed():
+        create_ticket(hook.client, project.id, "Fails")
+    recorded()  # the endpoint is failing: every attempt in flight counts against its one
+    with committed():
+        create_ticket(hook.client, project.id, "Hangs")
+    hook.endpoint.wait_until(lambda received: len(received) == 2, timeout=5)
+    with committed():
+        create_ticket(hook.client, project.id, "Waits")
+    waiting = Delivery.objects.get(seq=3)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Delivery.objects.filter(pk=waiting.pk).update(dispatched_at=long_ago)
 
-    assert attempts.run(waiting.pk) == attempts.BUSY_FIRST_WAIT  # deferred: the endpoint holds its one attempt
-
+    assert eventually(lambda: Delivery.objects.get(pk=waiting.pk).dispatched_at > long_ago, seconds=4)
     assert attempts.sweep(queue_is_empty=True) == []
-    assert Delivery.objects.get(pk=waiting.pk).claimed_at is None
+    assert (len(hook.endpoint.received), Delivery.objects.get(pk=waiting.pk).attempts) == (2, 0)
 
 
 def test_a_delivery_clears_the_failing_mark_another_attempt_set_meanwhile(registered):
     webhook = Webhook.objects.get(pk=registered().webhook["id"])  # as the attempt read it: healthy
     Webhook.objects.filter(pk=webhook.pk).update(failing_since=timezone.now())  # another attempt failed since
 
-    health.note_endpoint_health(webhook=webhook, delivered=True, now=timezone.now())
+    health.note_endpoints_health(delivered=[webhook], failed=[], now=timezone.now())
 
     assert Webhook.objects.get(pk=webhook.pk).failing_since is None

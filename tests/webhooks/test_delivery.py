@@ -7,16 +7,18 @@ from django.db import connection
 from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 
+from core import background
 from events.models import ProjectEvent
-from webhooks.delivery import post
+from webhooks import tasks
 from webhooks.models import Delivery
 
-from .conftest import create_ticket, create_webhook
+from .conftest import create_ticket, create_webhook, post_once, recorded
 from .receivers import Receiver
 
-pytestmark = pytest.mark.usefixtures("inline_deliveries")
+SENDING = pytest.mark.usefixtures("sending")
 
 
+@SENDING
 def test_an_event_arrives_signed_as_the_log_keeps_it(project, registered, committed):
     hook = registered()
     endpoint, webhook, secret = hook.endpoint, hook.webhook, hook.secret
@@ -25,6 +27,7 @@ def test_an_event_arrives_signed_as_the_log_keeps_it(project, registered, commit
         create_ticket(hook.client, project.id, "Login screen")
 
     [received] = endpoint.wait_for(1)
+    recorded()
     kept = ProjectEvent.objects.get(project=project)
     assert received.verified(secret) == kept.payload
     assert (received.path, received.frame()["event"], received.frame()["seq"]) == ("/hooks", "ticket.created", kept.seq)
@@ -38,12 +41,14 @@ def test_an_event_arrives_signed_as_the_log_keeps_it(project, registered, commit
                                                       kept.seq)
 
 
+@SENDING
 def test_the_deliveries_list_shows_what_happened(project, registered, committed):
     hook = registered()
     with committed():
         create_ticket(hook.client, project.id, "First")
         create_ticket(hook.client, project.id, "Second")
     first, second = hook.endpoint.wait_for(2)
+    recorded()
 
     response = hook.client.get(f"/api/v1/webhooks/{hook.webhook['id']}/deliveries")
 
@@ -69,7 +74,8 @@ def test_the_delivery_rows_are_written_in_the_actions_transaction(client_for, pr
     # Written with the ticket, nothing sent before the commit; one hand-out waits for it.
     assert list(Delivery.objects.values_list("status", "attempts")) == [("pending", 0)]
     assert endpoint.received == []
-    assert len([callback for callback in callbacks if "hand_out" in callback.__qualname__]) == 1
+    assert [(callback.func, callback.args[0]) for callback in callbacks if getattr(callback, "args", None)] == [
+        (background.run_soon, tasks.deliver)]
 
 
 def statements_of_a_creation(client, project_id: int, title: str) -> list[str]:
@@ -83,6 +89,7 @@ def mentions_webhooks(statements: list[str]) -> list[str]:
     return [statement for statement in statements if statement and "webhooks_" in statement]
 
 
+@SENDING
 def test_a_project_without_an_active_webhook_pays_nothing_for_webhooks(client_for, project, manager, receiver):
     client = client_for(manager)
     create_ticket(client, project.id, "The first, whose token is used for the first time")
@@ -102,6 +109,7 @@ def test_a_project_without_an_active_webhook_pays_nothing_for_webhooks(client_fo
     assert Delivery.objects.count() == 1
 
 
+@SENDING
 def test_each_attempt_is_counted_by_its_outcome(project, registered, committed):
     """tracker_webhook_deliveries_total{outcome} (decisions.md, "Operations")."""
     from prometheus_client import REGISTRY
@@ -116,10 +124,12 @@ def test_each_attempt_is_counted_by_its_outcome(project, registered, committed):
     with committed():
         create_ticket(hook.client, project.id)
     hook.endpoint.wait_for(1)
+    recorded()
     assert counted("rejected") - before["rejected"] == 1
     assert counted("delivered") - before["delivered"] == 0
 
 
+@SENDING
 def test_a_path_beyond_ascii_is_sent_percent_encoded(client_for, project, manager, receiver, committed):
     endpoint = receiver()
     client = client_for(manager)
@@ -130,12 +140,13 @@ def test_a_path_beyond_ascii_is_sent_percent_encoded(client_for, project, manage
 
     [received] = endpoint.wait_for(1)
     assert received.path == "/hooks/caf%C3%A9?to=Zo%C3%AB"
+    recorded()
     assert list(Delivery.objects.values_list("status", "attempts")) == [("delivered", 1)]
 
 
 def test_a_request_that_cannot_be_written_is_a_failed_attempt():
     with Receiver() as endpoint:
-        exchange = post(endpoint.url, body=b"{}", headers={"webhook-id": "msg_é"}, timeout=5)
+        exchange = post_once(endpoint.url, body=b"{}", headers={"webhook-id": "msg_é"}, timeout=5)
 
     assert (exchange.status, exchange.failure, endpoint.received) == (None, "connection", [])
     assert exchange.error.startswith("the request could not be sent: ")

@@ -172,13 +172,13 @@ def test_a_delivery_of_another_webhook_is_not_found(client_for, project, manager
     client = client_for(manager)
     mine, _ = create_webhook(client, project.id, HOOK)
     response = client.post(f"/api/v1/webhooks/{mine['id']}/deliveries/{registered[1].id}/redeliver")
-    assert (response.status_code, response.json()) == (404, {"error": "delivery not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "delivery not found"})
     assert Delivery.objects.count() == 1
 
 
 def test_unknown_webhooks_are_not_found(client_for, manager):
     response = client_for(manager).get("/api/v1/webhooks/999999")
-    assert (response.status_code, response.json()) == (404, {"error": "webhook not found"})
+    assert (response.status_code, response.json()) == (404, {"code": "not_found", "error": "webhook not found"})
 
 
 # ---- refusals ---------------------------------------------------------------------------------------
@@ -201,6 +201,8 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
     ({"url": "http://169.254.169.254/latest"}, "url",
      "url's host 169.254.169.254 is not a public address"),
     ({"url": "http://[::1]/x"}, "url", "url's host ::1 is not a public address"),
+    ({"url": "http://[::1/x"}, "url", "url has an invalid host or port"),
+    ({"url": "http://[fec0::1]/x"}, "url", "url's host fec0::1 is not a public address"),
     ({"url": "http://[::ffff:10.0.0.1]/x"}, "url", "url's host ::ffff:10.0.0.1 is not a public address"),
     ({"url": "http://224.0.0.1/x"}, "url", "url's host 224.0.0.1 is not a public address"),
     ({"url": "http://0.0.0.0/x"}, "url", "url's host 0.0.0.0 is not a public address"),
@@ -221,7 +223,8 @@ def test_unknown_webhooks_are_not_found(client_for, manager):
 ])
 def test_create_refuses_bad_input(client_for, project, manager, body, field, error):
     response = client_for(manager).post(webhooks_url(project.id), body, format="json")
-    assert (response.status_code, response.json()) == (422, {"error": error, "field": field})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": error, "field": field})
     assert Webhook.objects.count() == 0
     project.refresh_from_db()
     assert project.has_active_webhooks is False
@@ -233,13 +236,14 @@ def test_create_refuses_the_numeric_forms_of_private_addresses(client_for, proje
     settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = []
     response = client_for(manager).post(webhooks_url(project.id), {"url": f"http://{host}/x"}, format="json")
     assert (response.status_code, response.json()) == (
-        422, {"error": f"url's host {host} is not a public address", "field": "url"})
+        422, {"code": "validation_failed", "error": f"url's host {host} is not a public address", "field": "url"})
     assert Webhook.objects.count() == 0
 
 
 @pytest.mark.parametrize(("body", "field"), [
     ({"active": "yes"}, "active"), ({"active": 1}, "active"), ({"active": None}, "active"),
     ({"url": "http://10.0.0.1/"}, "url"), ({"url": "https://a:b@127.0.0.1/"}, "url"), ({"url": None}, "url"),
+    ({"url": "https://[::1"}, "url"), ({"url": "https://[fec0::2]/"}, "url"),
     ({"events": ["nope"]}, "events"), ({"events": []}, "events"), ({"description": 5}, "description"),
 ])
 def test_update_refuses_bad_input(client_for, project, manager, body, field):
@@ -256,7 +260,8 @@ def test_a_project_has_at_most_twenty_webhooks(client_for, project, manager):
     for _ in range(20):
         create_webhook(client, project.id, HOOK)
     response = client.post(webhooks_url(project.id), {"url": HOOK}, format="json")
-    assert (response.status_code, response.json()) == (422, {"error": "a project has at most 20 webhooks"})
+    assert (response.status_code, response.json()) == (422, {
+        "code": "validation_failed", "error": "a project has at most 20 webhooks"})
     assert Webhook.objects.count() == 20
 
 

@@ -1,6 +1,6 @@
-"""`make run` alone delivers: without a broker the web process sends deliveries on its own threads, after
-the commit and off the request path, so a receiver that never answers holds up no request and no other
-endpoint. A real server (daphne, as `make run` starts it) on a SQLite file, as `make run` uses."""
+"""`make run` alone delivers: without a broker the web process's own sender sends deliveries, after the commit
+and off the request path, so a receiver that never answers holds up no request and no other endpoint. A real
+server (daphne, as `make run` starts it) on a SQLite file, as `make run` uses."""
 
 import subprocess
 import sys
@@ -12,6 +12,7 @@ import pytest
 from tests.polling import eventually
 from tests.realtime.servers import ROOT, ApiClient, DaphneServer
 
+from .hung import hung_endpoints_delay_no_healthy_one
 from .receivers import Answer, Receiver
 
 
@@ -82,6 +83,10 @@ def test_a_hung_receiver_delays_no_request_and_no_other_endpoint(api):
         assert timed_out and all(d["error"] == "no complete answer within 3 s" and 3000 <= d["duration_ms"] < 4500
                                  for d in timed_out), timed_out
         assert [d["status"] for d in deliveries(api, healthy_id)] == ["delivered"] * 6
+
+
+def test_a_hundred_hung_endpoints_delay_no_healthy_one(server):
+    hung_endpoints_delay_no_healthy_one(server.url, server.manage("issuetoken", "ada"), concurrency=2)
 
 
 def test_a_retry_is_sent_by_the_web_process_s_sweep(api):

@@ -1,6 +1,6 @@
-"""Two web processes and two Celery workers (the Procfile's lines) on PostgreSQL and Redis: every event
-reaches every endpoint exactly once; with a worker killed in the middle, every message still arrives,
-none more than twice."""
+"""The Procfile's lines on PostgreSQL and Redis. Two web processes and two Celery workers: every event reaches
+every endpoint exactly once; with a worker killed in the middle, every message still arrives, none more than twice.
+One of each: 100 endpoints that hang delay no healthy endpoint's messages by a second."""
 
 import os
 import threading
@@ -16,6 +16,7 @@ from tests.security.procfile import ProcfileServer
 from tickets.models import Ticket
 from webhooks.models import Delivery
 
+from .hung import hung_endpoints_delay_no_healthy_one
 from .receivers import Receiver
 from .workers import ProcfileWorker
 
@@ -86,9 +87,9 @@ def test_every_event_reaches_every_endpoint_once_and_survives_a_killed_worker(pr
         "DATABASE_URL": served_database_url(), "REDIS_URL": os.environ["REDIS_URL"], "WEB_CONCURRENCY": "1",
         "DATABASE_POOL_MIN_SIZE": "1", "DATABASE_POOL_MAX_SIZE": "4", "API_RATE_LIMIT_PER_MINUTE": "1000000",
         "API_USER_RATE_LIMIT_PER_MINUTE": "1000000", "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",
-        # A worker's lost deliveries are handed out again after 5 s (the deadline of an attempt is 3 s here).
-        "WEBHOOK_TIMEOUT_SECONDS": "3", "WEBHOOK_LOST_AFTER_SECONDS": "5", "WEBHOOK_SWEEP_SECONDS": "0.5",
-        "WEBHOOK_THREADS": "8",
+        # A worker's lost deliveries are handed out again after 15 s, past the deadline of an attempt (the default
+        # 10 s: the receivers, threads of this process, answer bursts of hundreds at once on a shared machine).
+        "WEBHOOK_LOST_AFTER_SECONDS": "15", "WEBHOOK_SWEEP_SECONDS": "0.5",
     }
     receivers = [Receiver().__enter__() for _ in range(ENDPOINTS)]
     try:
@@ -128,3 +129,12 @@ def test_every_event_reaches_every_endpoint_once_and_survives_a_killed_worker(pr
     finally:
         for receiver in receivers:
             receiver.__exit__(None, None, None)
+
+
+def test_a_hundred_hung_endpoints_delay_no_healthy_one(manager):
+    env = {"DATABASE_URL": served_database_url(), "REDIS_URL": os.environ["REDIS_URL"], "WEB_CONCURRENCY": "1",
+           "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}  # the production defaults otherwise: a 10 s deadline
+    with ProcfileServer(env) as web, ProcfileWorker(env) as worker:
+        hung_endpoints_delay_no_healthy_one(web.url, issue_token(user=manager)[1], concurrency=4)
+        # Its log holds what happened, not a line per sweep: the beat's routine lines are DEBUG.
+        assert "beat: Starting" in worker.output() and "Sending due task" not in worker.output()

@@ -30,7 +30,7 @@ from .lifecycle import (
     update_ticket,
 )
 from .locking import writable_ticket
-from .tags import create_tag, delete_tag
+from .tags import create_tag, delete_tag, tag_edited, update_tag
 
 __all__ = [
     "broadcast", "history", "attach_files", "delete_attachment", "add_blocker", "add_checklist_item", "add_comment",
@@ -38,4 +38,5 @@ __all__ = [
     "sort_checklist", "toggle_checklist_item", "archive_ticket", "assign_user", "create_ticket", "delete_ticket",
     "move_ticket", "restore_ticket", "sort_column",
     "unarchive_ticket", "unassign_user", "update_ticket", "writable_ticket", "create_tag", "delete_tag",
+    "tag_edited", "update_tag",
 ]

@@ -9,8 +9,9 @@ from core.events import Action, Event
 from tickets import broadcast, selectors
 from tickets.models import Attachment, Comment, Ticket
 
+from ..state import lock_state
 from .content import content_changed, writable_comment
-from .locking import writable_ticket
+from .lifecycle import writable
 
 
 def _attachment_state(attachment: Attachment) -> dict:
@@ -23,12 +24,17 @@ def attach_files(*, ticket: Ticket, uploads: list[Upload], actor: User,
     attachments = files.records_for(Attachment, uploads, uploaded_by=actor, ticket=ticket, comment=comment)
 
     def commit() -> list[Attachment]:
-        locked = writable_ticket(ticket) if comment is None else writable_comment(comment)[0]
+        if comment is None:
+            state = lock_state(ticket)
+            writable(state)
+        else:
+            state = writable_comment(comment)[0]
         Attachment.objects.bulk_create(attachments)
-        content_changed(locked, actor, Action.ATTACHMENTS_ADDED,
+        content_changed(state, actor, Action.ATTACHMENTS_ADDED,
                         {"attachments": {"old": None, "new": [_attachment_state(a) for a in attachments]}},
-                        on_board=False)
-        broadcast.announce_attachments(Event.ATTACHMENT_ADDED, ticket=locked, attachments=attachments, actor=actor)
+                        on_board=False,
+                        frames=broadcast.attachment_frames(Event.ATTACHMENT_ADDED, ticket=state.ticket,
+                                                           attachments=attachments))
         return attachments
 
     return files.store_then_commit(attachments, files.uploaded_contents(uploads), commit)
@@ -37,11 +43,13 @@ def attach_files(*, ticket: Ticket, uploads: list[Upload], actor: User,
 @transaction.atomic
 def delete_attachment(*, attachment: Attachment, actor: User) -> None:
     """The record goes now, the stored file once that is committed: a rollback keeps both."""
-    ticket = writable_ticket(attachment.ticket)
+    state = lock_state(attachment.ticket)
+    writable(state)
     attachment = selectors.live_attachment(attachment_id=attachment.pk)  # deleted meanwhile: 404
-    state = _attachment_state(attachment)
-    broadcast.announce_attachments(Event.ATTACHMENT_DELETED, ticket=ticket, attachments=[attachment], actor=actor)
+    before = _attachment_state(attachment)
+    # Built before: delete() drops its id.
+    frames = broadcast.attachment_frames(Event.ATTACHMENT_DELETED, ticket=state.ticket, attachments=[attachment])
     attachment.delete()
-    content_changed(ticket, actor, Action.ATTACHMENT_DELETED, {"attachments": {"old": [state], "new": None}},
-                    on_board=False)
+    content_changed(state, actor, Action.ATTACHMENT_DELETED, {"attachments": {"old": [before], "new": None}},
+                    on_board=False, frames=frames)
     files.delete_file_on_commit(attachment)

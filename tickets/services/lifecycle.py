@@ -1,6 +1,7 @@
 """A ticket's life: created, updated, moved, archived and back, deleted and restored, assigned, sorted."""
 
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 
@@ -12,14 +13,14 @@ from core.errors import RuleViolation
 from core.events import Action, Event
 from core.queries import PreparedLookup
 from core.rows import UNCHANGED
-from events.publish import Numbers
+from events.publish import Numbers, reserve_seq
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history
 from tickets.models import Activity, ChecklistItem, Ticket, TicketType
 
+from ..state import TicketState, lock_state
 from . import positions
-from .locking import locked_ticket, writable_ticket
 
 
 def take_number_and_seq(*, project: Project) -> tuple[int, Numbers]:
@@ -35,11 +36,22 @@ def take_number_and_seq(*, project: Project) -> tuple[int, Numbers]:
     return counters["last_ticket_number"], Numbers.of(counters)
 
 
-def end_of_locked_column(*, project_id: int, status: Status) -> int:
-    """The end of a column, read under the project's row lock: two tickets entering one column at once
-    queue here and never share a position. The project comes after any ticket the write has locked."""
-    Project.objects.lock(project_id)
-    return positions.end_of_column(status).sort_order
+@contextmanager
+def writing(ticket: Ticket | TicketState) -> Iterator[TicketState]:
+    """The locked state a write works on: the one its caller holds, locked in the caller's transaction (the
+    API's views lock the ticket as they load it), or else read now, under its lock, in a transaction of its
+    own. Either way the write is atomic: a view rolls its transaction back when the write raises."""
+    if isinstance(ticket, TicketState):
+        yield ticket
+        return
+    with transaction.atomic():
+        yield lock_state(ticket)
+
+
+def writable(state: TicketState) -> None:
+    """Archived tickets can be read, unarchived and deleted, nothing else."""
+    if state.ticket.archived_at is not None:
+        raise RuleViolation("ticket is archived: unarchive it first")
 
 
 # Compiled once: every creation without a status reads it.
@@ -60,18 +72,6 @@ def _entering(ticket: Ticket, status: Status, *, sort_order: int) -> dict:
         "sort_order": sort_order,
         "done_at": (ticket.done_at if was_done else timezone.now()) if is_done else None,
     }
-
-
-def _apply(ticket: Ticket, actor: User, action: Action, event: Event, values: dict, **frame) -> Ticket:
-    """Write `values` to the locked ticket, record what changed and announce it to the board."""
-    before = history.snapshot(ticket, values)
-    for field, value in values.items():
-        setattr(ticket, field, value)
-    ticket.save(update_fields=[*values, "updated_at"])
-    history.record(ticket=ticket, actor=actor, action=action,
-                   changes=history.changes_between(before, history.snapshot(ticket, values)))
-    broadcast.announce_tickets(event, project=ticket.project, tickets=[ticket], actor=actor, **frame)
-    return ticket
 
 
 @transaction.atomic
@@ -109,136 +109,171 @@ def create_ticket(
     return ticket
 
 
-@transaction.atomic
-def update_ticket(
-    *, ticket: Ticket, actor: User, title=UNCHANGED, description=UNCHANGED, type=UNCHANGED, priority=UNCHANGED,
-    deadline=UNCHANGED, story_points=UNCHANGED, estimated_hours=UNCHANGED, tags=UNCHANGED,
-    precondition: Callable[[Ticket], None] | None = None,
-) -> Ticket:
-    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags. `precondition`
-    is called with the locked ticket before anything is written, and refuses the write by raising."""
-    ticket = writable_ticket(ticket, precondition)
-    fields = {field: value for field, value in {
-        "title": title, "description": description, "type": type, "priority": priority, "deadline": deadline,
-        "story_points": story_points, "estimated_hours": estimated_hours}.items() if value is not UNCHANGED}
-    before = history.snapshot(ticket, fields)
-    for field, value in fields.items():
-        setattr(ticket, field, value)
-    diff = history.changes_between(before, history.snapshot(ticket, fields))
-    if tags is not UNCHANGED:
-        old_ids = set(ticket.tags.values_list("pk", flat=True))
-        new_ids = {tag.pk for tag in tags}
-        if old_ids != new_ids:
-            ticket.tags.set(tags)
-            diff["tags"] = history.ids_change(old_ids, new_ids)
-    if not diff:
-        return ticket
-    ticket.save()
-    history.record(ticket=ticket, actor=actor, action=Action.UPDATED, changes=diff)
-    broadcast.announce_tickets(Event.TICKET_UPDATED, project=ticket.project, tickets=[ticket], actor=actor)
-    return ticket
+def update_ticket(*, ticket: Ticket | TicketState, actor: User, title=UNCHANGED, description=UNCHANGED,
+                  type=UNCHANGED, priority=UNCHANGED, deadline=UNCHANGED, story_points=UNCHANGED,
+                  estimated_hours=UNCHANGED, tags=UNCHANGED) -> TicketState:
+    """Change the given fields only (None clears a field); `tags` replaces the ticket's tags."""
+    with writing(ticket) as state:
+        writable(state)
+        fields = {field: value for field, value in {
+            "title": title, "description": description, "type": type, "priority": priority, "deadline": deadline,
+            "story_points": story_points, "estimated_hours": estimated_hours}.items() if value is not UNCHANGED}
+        before = history.snapshot(state.ticket, fields)
+        for field, value in fields.items():
+            setattr(state.ticket, field, value)
+        diff = history.changes_between(before, history.snapshot(state.ticket, fields))
+        if tags is not UNCHANGED and {tag.pk for tag in tags} != {tag.pk for tag in state.tags}:
+            diff["tags"] = history.ids_change([tag.pk for tag in state.tags], [tag.pk for tag in tags])
+            _replace_tags(state, tags)
+        if not diff:
+            return state
+        state.save(*(field for field in fields if field in diff))
+        history.record(ticket=state.ticket, actor=actor, action=Action.UPDATED, changes=diff)
+        broadcast.announce_card(Event.TICKET_UPDATED, state=state, actor=actor)
+        return state
 
 
-@transaction.atomic
-def move_ticket(*, ticket: Ticket, status: Status, actor: User, before_id: int | None = None,
-                after_id: int | None = None, precondition: Callable[[Ticket], None] | None = None) -> Ticket:
+def _replace_tags(state: TicketState, tags: list[Tag]) -> None:
+    old, new = {tag.pk for tag in state.tags}, {tag.pk for tag in tags}
+    links = Ticket.tags.through.objects.filter(ticket_id=state.ticket.pk)
+    if old - new:
+        links.filter(tag_id__in=old - new).delete()
+    if new - old:
+        state.ticket.tags.add(*(new - old))
+    state.set_tags(tags)
+
+
+def move_ticket(*, ticket: Ticket | TicketState, status: Status, actor: User, before_id: int | None = None,
+                after_id: int | None = None) -> TicketState:
     """To the end of the column `status`, or right before the ticket `before_id` (after `after_id`) of it:
     a move within the column reorders it. Its frame says which ticket it now stands before (`before_id`,
-    null at the end), so that viewers place it where it landed. `precondition`: as for update_ticket.
-    Called before the ticket is locked (a move that spaces the column out locks it with its column)."""
-    if before_id is None and after_id is None:
-        return _move(ticket, status, actor, None, None, precondition, column_locked=False)
-    # Tried first with the ticket and the project locked, as any move. If the column must be spaced out, that
-    # attempt is rolled back (the savepoint lets go of its locks) and the next one locks the column with the
-    # ticket, in id order, before the project: its other tickets are never locked while the project is held.
-    column_locked = False
+    null at the end), so that viewers place it where it landed.
+
+    Given a state (its caller locked the ticket), a move that must space the column out while another write
+    holds one of its tickets raises positions.NoRoom, for its caller to run it again locking them first.
+    Given a ticket, that is done here."""
+    if isinstance(ticket, TicketState) or (before_id is None and after_id is None):
+        with writing(ticket) as state:
+            return _move(state, status, actor, before_id, after_id)
+    # Tried first with the ticket and the project locked, as any move. If the column must be spaced out and
+    # cannot be locked then, that attempt is rolled back (the savepoint lets go of its locks) and the next one
+    # locks the column with the ticket, in id order, before the project.
+    lock_first = None
     while True:
         try:
             with transaction.atomic():
-                return _move(ticket, status, actor, before_id, after_id, precondition, column_locked=column_locked)
-        except positions.NoRoom:
-            column_locked = True
+                if lock_first is not None:
+                    lock_first()
+                return _move(lock_state(ticket), status, actor, before_id, after_id)
+        except positions.NoRoom as no_room:
+            lock_first = no_room.lock
 
 
-def _move(ticket: Ticket, status: Status, actor: User, before_id: int | None, after_id: int | None,
-          precondition: Callable[[Ticket], None] | None, *, column_locked: bool) -> Ticket:
-    locked = positions.lock_column(status, moving=ticket) if column_locked else None
-    ticket = writable_ticket(ticket, precondition)
-    from_status = ticket.status
-    relative = before_id is not None or after_id is not None
-    if from_status == status and not relative:
-        return ticket
-    Project.objects.lock(ticket.project_id)
-    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id, locked=locked)
-    if from_status == status and place.before_id == positions.successor(ticket):
-        return ticket  # already there
-    ticket = _apply(ticket, actor, Action.MOVED, Event.TICKET_MOVED,
-                    _entering(ticket, status, sort_order=place.sort_order) if from_status != status
-                    else {"sort_order": place.sort_order},
-                    from_status=from_status.slug, to_status=status.slug, before_id=place.before_id)
-    if from_status != status:
-        notification_rules.ticket_moved(ticket=ticket, actor=actor)
-    return ticket
+def _move(state: TicketState, status: Status, actor: User, before_id: int | None, after_id: int | None
+          ) -> TicketState:
+    writable(state)
+    ticket, from_status = state.ticket, state.ticket.status
+    if from_status.pk == status.pk and before_id is None and after_id is None:
+        return state
+    numbers = reserve_seq(project_id=ticket.project_id)  # the project's lock: where the ticket lands is read under it
+    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+    if place.already_there:
+        transaction.set_rollback(True)  # no frame: the number taken for it goes back
+        return state
+    values = (_entering(ticket, status, sort_order=place.sort_order) if from_status.pk != status.pk
+              else {"sort_order": place.sort_order})
+    _change(state, actor, Action.MOVED, values)
+    broadcast.announce_card(Event.TICKET_MOVED, state=state, actor=actor, numbers=numbers,
+                            from_status=from_status.slug, to_status=status.slug, before_id=place.before_id)
+    if from_status.pk != status.pk:
+        notification_rules.ticket_moved(ticket=ticket, followers=followers(state), actor=actor)
+    return state
 
 
-@transaction.atomic
-def archive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
-    ticket = writable_ticket(ticket)
-    return _apply(ticket, actor, Action.ARCHIVED, Event.TICKET_ARCHIVED, {"archived_at": timezone.now()})
+def _change(state: TicketState, actor: User, action: Action, values: dict) -> None:
+    """Write `values` to the locked ticket and record what changed."""
+    before = history.snapshot(state.ticket, values)
+    for field, value in values.items():
+        setattr(state.ticket, field, value)
+    state.save(*values)
+    history.record(ticket=state.ticket, actor=actor, action=action,
+                   changes=history.changes_between(before, history.snapshot(state.ticket, values)))
 
 
-@transaction.atomic
-def unarchive_ticket(*, ticket: Ticket, actor: User) -> Ticket:
+def followers(state: TicketState) -> set[int]:
+    """Who hears of what happens to the ticket: its creator and assignees."""
+    return {state.ticket.created_by_id, *(user.pk for user in state.assignees)}
+
+
+def archive_ticket(*, ticket: Ticket | TicketState, actor: User) -> TicketState:
+    with writing(ticket) as state:
+        writable(state)
+        _change(state, actor, Action.ARCHIVED, {"archived_at": timezone.now()})
+        broadcast.announce_card(Event.TICKET_ARCHIVED, state=state, actor=actor)
+        return state
+
+
+def unarchive_ticket(*, ticket: Ticket | TicketState, actor: User) -> TicketState:
     """Back on the board at the end of its column; unarchiving an active ticket changes nothing."""
-    ticket = locked_ticket(ticket)
-    if ticket.archived_at is None:
-        return ticket
-    end_of_column = end_of_locked_column(project_id=ticket.project_id, status=ticket.status)
-    return _apply(ticket, actor, Action.UNARCHIVED, Event.TICKET_UNARCHIVED,
-                  {"archived_at": None, "sort_order": end_of_column})
+    with writing(ticket) as state:
+        if state.ticket.archived_at is not None:
+            _back_on_board(state, actor, Action.UNARCHIVED, Event.TICKET_UNARCHIVED, {"archived_at": None})
+        return state
 
 
-@transaction.atomic
-def delete_ticket(*, ticket: Ticket, actor: User) -> None:
+def delete_ticket(*, ticket: Ticket | TicketState, actor: User) -> TicketState:
     """Soft delete: the row stays (staff can restore it) and its number is never reused."""
-    _apply(locked_ticket(ticket), actor, Action.DELETED, Event.TICKET_DELETED, {"deleted_at": timezone.now()})
+    with writing(ticket) as state:
+        _change(state, actor, Action.DELETED, {"deleted_at": timezone.now()})
+        broadcast.announce_card(Event.TICKET_DELETED, state=state, actor=actor)
+        return state
 
 
 @transaction.atomic
 def restore_ticket(*, ticket: Ticket, actor: User) -> None:
     """Undo a soft delete (staff, from the admin): the ticket reappears at the end of its column."""
-    ticket = locked_ticket(ticket)
-    if ticket.deleted_at is not None:
-        end_of_column = end_of_locked_column(project_id=ticket.project_id, status=ticket.status)
-        _apply(ticket, actor, Action.RESTORED, Event.TICKET_CREATED, {"deleted_at": None, "sort_order": end_of_column})
+    state = lock_state(ticket, deleted_too=True)
+    if state.ticket.deleted_at is not None:
+        _back_on_board(state, actor, Action.RESTORED, Event.TICKET_CREATED, {"deleted_at": None})
 
 
-def _set_assignee(ticket: Ticket, actor: User, user_id: int, *, assign: bool) -> Ticket:
-    ticket = writable_ticket(ticket)
-    old_ids = set(ticket.assignees.values_list("pk", flat=True))
-    if (user_id in old_ids) == assign:
-        return ticket  # already as asked: no duplicate, no history
-    (ticket.assignees.add if assign else ticket.assignees.remove)(user_id)
-    ticket.save(update_fields=["updated_at"])
-    new_ids = old_ids | {user_id} if assign else old_ids - {user_id}
-    history.record(ticket=ticket, actor=actor, action=Action.ASSIGNED if assign else Action.UNASSIGNED,
-                   changes={"assignees": history.ids_change(old_ids, new_ids)})
-    broadcast.announce_tickets(Event.TICKET_UPDATED, project=ticket.project, tickets=[ticket], actor=actor)
-    if assign:
-        notification_rules.user_assigned(ticket=ticket, user_id=user_id, actor=actor)
-    return ticket
+def _back_on_board(state: TicketState, actor: User, action: Action, event: Event, values: dict) -> None:
+    """The ticket returns to the end of its column, which is read under the project's lock."""
+    numbers = reserve_seq(project_id=state.ticket.project_id)
+    _change(state, actor, action, {**values, "sort_order": positions.end_of_column(state.ticket.status).sort_order})
+    broadcast.announce_card(event, state=state, actor=actor, numbers=numbers)
 
 
-@transaction.atomic
-def assign_user(*, ticket: Ticket, user: User, actor: User) -> Ticket:
+def assign_user(*, ticket: Ticket | TicketState, user: User, actor: User) -> TicketState:
     """`user` must be a member: the caller checks (projects.selectors.member_user)."""
-    return _set_assignee(ticket, actor, user.pk, assign=True)
+    with writing(ticket) as state:
+        writable(state)
+        if any(assignee.pk == user.pk for assignee in state.assignees):
+            return state  # already assigned: no duplicate, no history
+        state.ticket.assignees.add(user.pk)
+        _assignees_changed(state, actor, Action.ASSIGNED, [*state.assignees, user])
+        notification_rules.user_assigned(ticket=state.ticket, user_id=user.pk, actor=actor)
+        return state
 
 
-@transaction.atomic
-def unassign_user(*, ticket: Ticket, user_id: int, actor: User) -> Ticket:
+def unassign_user(*, ticket: Ticket | TicketState, user_id: int, actor: User) -> TicketState:
     """No membership check: a former member may still need to come off a ticket."""
-    return _set_assignee(ticket, actor, user_id, assign=False)
+    with writing(ticket) as state:
+        writable(state)
+        if all(assignee.pk != user_id for assignee in state.assignees):
+            return state
+        Ticket.assignees.through.objects.filter(ticket_id=state.ticket.pk, user_id=user_id).delete()
+        _assignees_changed(state, actor, Action.UNASSIGNED, [a for a in state.assignees if a.pk != user_id])
+        return state
+
+
+def _assignees_changed(state: TicketState, actor: User, action: Action, assignees: list[User]) -> None:
+    old_ids = [user.pk for user in state.assignees]
+    state.set_assignees(assignees)
+    state.save()
+    history.record(ticket=state.ticket, actor=actor, action=action,
+                   changes={"assignees": history.ids_change(old_ids, [user.pk for user in state.assignees])})
+    broadcast.announce_card(Event.TICKET_UPDATED, state=state, actor=actor)
 
 
 @transaction.atomic

@@ -3,16 +3,18 @@
 A ticket placed between two others takes a number between theirs and nothing else moves, so a move costs
 the same in a column of twenty tickets as in one of twenty thousand. Only when two neighbours have no
 number left between them is the column spaced out again, every ticket GAP apart in the same order: rare,
-and under the project's lock like every placement, with the column's tickets locked before it (lock_column),
-as every write takes the project after the ticket rows it locks. The board, the lists and a column's sort
+and under the project's lock like every placement. Every write takes the project after the ticket rows it
+locks, so the column's tickets are locked then only if none is held by another write (which may be waiting
+for the project); otherwise the move starts again, locking them first (lock_column). The board, the lists and a column's sort
 order tickets by (sort_order, id), whatever the numbers.
 """
 
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db import OperationalError, transaction
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
-from core.errors import RuleViolation
+from core.errors import LockFirst, RuleViolation
 from core.queries import PreparedRows
 from projects.models import Status
 from tickets.models import Ticket
@@ -20,15 +22,19 @@ from tickets.models import Ticket
 GAP = 1024
 
 
-class NoRoom(Exception):
-    """The column must be spaced out, and the caller does not hold its tickets: it locks them (lock_column),
-    then the project, and places the ticket again."""
+class NoRoom(LockFirst):
+    """The column must be spaced out, and another write holds one of its tickets: the move starts again in a
+    new transaction that locks them first (`lock`: lock_column), then the project, and places the ticket."""
+
+    def __init__(self, status: Status, moving: Ticket):
+        super().__init__(lambda: lock_column(status, moving=moving))
 
 
 @dataclass(frozen=True)
 class Place:
     sort_order: int
     before_id: int | None  # the ticket it then stands right before; None at the end of the column
+    already_there: bool = False  # the ticket placed stands there now: nothing to write
 
 
 def column(status: Status) -> QuerySet[Ticket]:
@@ -55,64 +61,70 @@ def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
     return frozenset(tickets.values_list("pk", flat=True))
 
 
-def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None,
-               locked: frozenset[int] | None = None) -> Place:
+def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> Place:
     """Right before the ticket `before_id`, or right after `after_id`, of the column `status` (neither: at its
     end). The caller holds the project's lock; `moving` is the ticket being placed, wherever it stands now.
-    `locked`: the ids lock_column answered, when the caller took them before the project; without them a
-    place that needs the column spaced out raises NoRoom."""
+    A place that needs the column spaced out while another write holds one of its tickets raises NoRoom."""
     if before_id is None and after_id is None:
         return end_of_column(status)
     field, anchor_id = ("before_id", before_id) if before_id is not None else ("after_id", after_id)
     if anchor_id == moving.pk:
         raise RuleViolation(f"{field}: a ticket cannot be placed next to itself", field=field)
-    others = column(status).exclude(pk=moving.pk)
-    anchor = others.filter(pk=anchor_id).values_list("sort_order", "pk").first()
-    if anchor is None:
+    after = after_id is not None
+    found = _with_neighbour(status, moving, anchor_id, after=after)
+    if found is None:
         raise RuleViolation(f"{field}: not a ticket of the {status.slug} column", field=field)
-    place = _between(others, anchor, after=after_id is not None)
+    place = _between(*found, after=after, moving=moving if moving.status_id == status.pk else None)
     if place is None:
-        space_out(status, leaving_out=moving, locked=locked)
-        place = _between(others, others.filter(pk=anchor_id).values_list("sort_order", "pk").get(),
-                         after=after_id is not None)
+        space_out(status, leaving_out=moving)
+        place = _between(*_with_neighbour(status, moving, anchor_id, after=after), after=after, moving=None)
     return place
 
 
-def _between(others: QuerySet[Ticket], anchor: tuple[int, int], *, after: bool) -> Place | None:
-    """The place next to `anchor` (its sort_order and id), with its neighbour on that side; None when the two
-    have no number left between them."""
-    position, anchor_id = anchor
-    beyond = Q(sort_order__gt=position) | Q(sort_order=position, pk__gt=anchor_id)
-    if after:
-        neighbour = others.filter(beyond).order_by("sort_order", "pk").values_list("sort_order", "pk").first()
-        low, high, before_id = position, neighbour and neighbour[0], neighbour and neighbour[1]
-    else:
-        neighbour = others.exclude(beyond).exclude(pk=anchor_id).order_by("-sort_order", "-pk").values_list(
-            "sort_order", "pk").first()
-        low, high, before_id = neighbour and neighbour[0], position, anchor_id
+def _with_neighbour(status: Status, moving: Ticket, anchor_id: int, *, after: bool) -> tuple | None:
+    """The anchor's position and its neighbour's on the side the ticket lands (None at the column's end), the
+    moving ticket left out, in one statement: ((sort_order, id), (sort_order, id) | None), or None when the
+    anchor is not in the column."""
+    others = column(status).exclude(pk=moving.pk)
+    beyond = Q(sort_order__gt=OuterRef("sort_order")) | Q(sort_order=OuterRef("sort_order"), pk__gt=OuterRef("pk"))
+    side = (others.filter(beyond).order_by("sort_order", "pk") if after
+            else others.exclude(beyond).exclude(pk=OuterRef("pk")).order_by("-sort_order", "-pk"))
+    row = (others.filter(pk=anchor_id)
+           .annotate(next_order=Subquery(side.values("sort_order")[:1]), next_id=Subquery(side.values("pk")[:1]))
+           .values_list("sort_order", "pk", "next_order", "next_id").first())
+    if row is None:
+        return None
+    return (row[0], row[1]), (None if row[3] is None else (row[2], row[3]))
+
+
+def _between(anchor: tuple[int, int], neighbour: tuple[int, int] | None, *, after: bool,
+             moving: Ticket | None) -> Place | None:
+    """The place next to `anchor` (its sort_order and id), beside `neighbour` on that side; None when the two
+    have no number left between them. `moving`: the ticket placed, when it is in this column already."""
+    low, high = (anchor, neighbour) if after else (neighbour, anchor)
+    before_id = high and high[1]
+    if moving is not None:
+        here = (moving.sort_order, moving.pk)
+        if (low is None or low < here) and (high is None or here < high):
+            return Place(moving.sort_order, before_id, already_there=True)
     if low is None:
-        return Place(high - GAP, before_id)
+        return Place(high[0] - GAP, before_id)
     if high is None:
-        return Place(low + GAP, None)
-    return Place((low + high) // 2, before_id) if high - low >= 2 else None
+        return Place(low[0] + GAP, None)
+    return Place((low[0] + high[0]) // 2, before_id) if high[0] - low[0] >= 2 else None
 
 
-def space_out(status: Status, *, leaving_out: Ticket, locked: frozenset[int] | None) -> None:
-    """Every ticket of the column GAP apart, in the same order; the caller holds the project's lock and, taken
-    before it, the `locked` tickets. NoRoom if it holds none, or if a ticket entered the column since it
-    locked them (it would be written unlocked, while its own writer may be waiting for the project)."""
-    if locked is None:
-        raise NoRoom()
-    tickets = list(column(status).exclude(pk=leaving_out.pk).order_by("sort_order", "pk").only("pk", "sort_order"))
-    if not locked.issuperset(ticket.pk for ticket in tickets):
-        raise NoRoom()
+def space_out(status: Status, *, leaving_out: Ticket) -> None:
+    """Every ticket of the column GAP apart, in the same order; the caller holds the project's lock, so no
+    ticket enters the column meanwhile. Its tickets are locked without waiting (a write holding one may be
+    waiting for the project): NoRoom when one is held elsewhere; held by this transaction already
+    (lock_column), they are this write's."""
+    try:
+        with transaction.atomic():  # a savepoint: a lock refused must not end the whole transaction
+            tickets = list(column(status).exclude(pk=leaving_out.pk).select_for_update(no_key=True, nowait=True)
+                           .order_by("sort_order", "pk").only("pk", "sort_order"))
+    except OperationalError:  # another write holds one of them
+        raise NoRoom(status, leaving_out) from None
     for index, ticket in enumerate(tickets):
         ticket.sort_order = index * GAP
     Ticket.objects.bulk_update(tickets, ["sort_order"], batch_size=1000)
-
-
-def successor(ticket: Ticket) -> int | None:
-    """The id of the ticket right after `ticket` in its column, None at the end."""
-    return (column(ticket.status).filter(Q(sort_order__gt=ticket.sort_order)
-                                         | Q(sort_order=ticket.sort_order, pk__gt=ticket.pk))
-            .order_by("sort_order", "pk").values_list("pk", flat=True).first())

@@ -16,9 +16,10 @@ class Command(BaseCommand):
         project = Project.objects.filter(pk=project_id).first()
         if project is None:
             raise CommandError(f"project {project_id} does not exist")
-        services.configure_project(
-            project=project,
-            docs_enabled=None if docs is None else docs == "on",
-            estimation_mode=EstimationMode(estimation) if estimation else None,
-        )
+        changes = {}
+        if docs is not None:
+            changes["docs_enabled"] = docs == "on"
+        if estimation:
+            changes["estimation_mode"] = EstimationMode(estimation)
+        services.update_project(project=project, **changes)
         self.stdout.write("ok")
