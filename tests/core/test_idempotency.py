@@ -113,7 +113,7 @@ class TestRetries:
         remove_member(project=project, user=editor)
         retry = keyed(api, create_url(project), {"title": "Secret plans"})
 
-        assert answer(retry) == (404, {"error": "project not found"}, None)
+        assert answer(retry) == (404, {"error": "project not found", "code": "not_found"}, None)
         assert list(Ticket.objects.values_list("title", flat=True)) == ["Secret plans"]
 
     def test_a_caller_whose_role_no_longer_allows_the_request_gets_no_replay(self, client_for, project, editor):
