@@ -23,7 +23,6 @@ import hashlib
 import json
 import logging
 import time
-import weakref
 from collections import defaultdict
 from importlib import import_module
 
@@ -37,6 +36,7 @@ from django.utils.crypto import constant_time_compare
 
 from core.live import send_after_commit
 from core.lookups import any_of
+from core.loops import Periodic
 from core.metrics import BROADCAST_FRAMES, WEBSOCKETS
 
 from .models import ApiToken, User
@@ -236,44 +236,17 @@ def is_login_of(session: dict | None, user: User) -> bool:
                for current in [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()])
 
 
-class AccessWatch:
+class AccessWatch(Periodic):
     """The open sockets of one event loop (one server process), rechecked together every
     ACCESS_RECHECK_SECONDS while there are any: each consumer class judges its own sockets at once
     (`without_access`), so the cost is a few queries per period, not a query per socket."""
 
-    _watches: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AccessWatch]" = weakref.WeakKeyDictionary()
+    def period(self) -> float:
+        return ACCESS_RECHECK_SECONDS
 
-    def __init__(self):
-        self.sockets: set[AuthenticatedSocketConsumer] = set()
-        self.task: asyncio.Task | None = None
-
-    @classmethod
-    def of_this_loop(cls) -> "AccessWatch":
-        loop = asyncio.get_running_loop()
-        watch = cls._watches.get(loop)
-        if watch is None:
-            watch = cls._watches[loop] = cls()
-        return watch
-
-    def add(self, socket: AuthenticatedSocketConsumer) -> None:
-        self.sockets.add(socket)
-        if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self.run())
-
-    def discard(self, socket: AuthenticatedSocketConsumer) -> None:
-        self.sockets.discard(socket)
-
-    async def run(self) -> None:
-        while self.sockets:
-            await asyncio.sleep(ACCESS_RECHECK_SECONDS)
-            try:
-                await self.recheck()
-            except Exception:  # a database hiccup: the next period tries again
-                logger.exception("websocket access recheck failed")
-
-    async def recheck(self) -> None:
+    async def tick(self) -> None:
         by_class = defaultdict(list)
-        for socket in self.sockets:
+        for socket in self.items:
             if socket.allowed:
                 by_class[type(socket)].append(socket)
         for consumer_class, sockets in by_class.items():

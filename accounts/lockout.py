@@ -2,8 +2,11 @@
 is set, so every server process counts together), per client address as core.ratelimit buckets it
 (IPv6 per /64):
 
-- a rate limit: at most LOGIN_RATE_LIMIT_PER_MINUTE login POSTs a minute from one address, then a 429
-  page with Retry-After, before the form or a password is looked at (`rate_limited_login`);
+- rate limits: at most LOGIN_RATE_LIMIT_PER_MINUTE login POSTs a minute from one address, and at most
+  LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE naming one username from any addresses (a flood spread over many
+  addresses), then a 429 page with Retry-After, before the form or a password is looked at
+  (`rate_limited_login`); a password that finds no turn to be checked in time (accounts/hashers.py) gets
+  a 429 page too;
 - a lockout: LOGIN_FAILURE_LIMIT failed logins for one username from one address lock that pair out, and
   failed logins for LOGIN_SPRAY_LIMIT different usernames from one address (a password spray) lock that
   address out, each for LOGIN_LOCKOUT_SECONDS from its first failure. While locked, the password is not
@@ -15,6 +18,7 @@ A username that does not exist is counted exactly as one that does, and costs th
 username, and trying unknown ones is no cheaper a way round the lockout.
 """
 
+import hashlib
 from functools import wraps
 
 from django.conf import settings
@@ -24,8 +28,14 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from core.api.busy import RETRY_SOON
-from core.cache import CountersUnavailable, increment
-from core.ratelimit import charge, client_bucket
+from core.cache import CountersUnavailable, counters_reached, increment
+from core.ratelimit import charge_each, client_bucket
+
+from .hashers import PasswordChecksBusy
+
+FROM_YOUR_ADDRESS = "Too many login attempts from your address."
+FOR_THIS_USERNAME = "Too many login attempts for this username."
+CHECKS_BUSY = "Too many logins are being checked right now."
 
 
 def _pair_key(username: str, address: str) -> str:
@@ -37,7 +47,8 @@ def _spray_key(address: str) -> str:
 
 
 def is_locked(username: str, address: str) -> bool:
-    counts = cache.get_many([_pair_key(username, address), _spray_key(address)])
+    with counters_reached():
+        counts = cache.get_many([_pair_key(username, address), _spray_key(address)])
     return (counts.get(_pair_key(username, address), 0) >= settings.LOGIN_FAILURE_LIMIT
             or counts.get(_spray_key(address), 0) >= settings.LOGIN_SPRAY_LIMIT)
 
@@ -50,7 +61,8 @@ def record_failure(username: str, address: str) -> None:
 
 def clear(username: str, address: str) -> None:
     """A successful login ends its username's series; the address's count of usernames stays."""
-    cache.delete(_pair_key(username, address))
+    with counters_reached():
+        cache.delete(_pair_key(username, address))
 
 
 def lockout_minutes() -> int:
@@ -58,24 +70,47 @@ def lockout_minutes() -> int:
 
 
 def rate_limited_login(view):
-    """A login view whose POSTs count against the client address's LOGIN_RATE_LIMIT_PER_MINUTE; over it, a
-    429 page saying when to retry, and the view (its form, the password hash) does not run. When the count
-    cannot be taken (Redis out of reach), a 503 page, and the view does not run either: a login is never
-    checked without its limits."""
+    """A login view whose POSTs count against the client address's LOGIN_RATE_LIMIT_PER_MINUTE and the
+    username's LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE; over either, a 429 page saying when to retry, and the view
+    (its form, the password hash) does not run. A password that finds no turn to be checked in time gets a 429
+    page as well. When the counts cannot be taken or read (Redis out of reach), before the view or while it
+    runs, a 503 page: a login is never checked without its limits, nor half done."""
 
     @wraps(view)
     def limited(request, *args, **kwargs):
-        if request.method == "POST":
-            try:
-                quota = charge((f"login:{client_bucket(request)}", settings.LOGIN_RATE_LIMIT_PER_MINUTE))
-            except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT
-                return HttpResponse(render_to_string("registration/login_unavailable.html", request=request),
-                                    status=503, headers=RETRY_SOON)
-            if quota.exceeded:
-                response = render(request, "registration/login_limited.html",
-                                  {"retry_after": quota.retry_after()}, status=429)
-                response["Retry-After"] = str(quota.retry_after())
-                return response
-        return view(request, *args, **kwargs)
+        if request.method != "POST":
+            return view(request, *args, **kwargs)
+        try:
+            return over_limits(request) or view(request, *args, **kwargs)
+        except CountersUnavailable:  # Redis refused, or did not answer within REDIS_TIMEOUT
+            return HttpResponse(render_to_string("registration/login_unavailable.html", request=request),
+                                status=503, headers=RETRY_SOON)
+        except PasswordChecksBusy:
+            return limited_page(request, CHECKS_BUSY, retry_after=1)
 
     return limited
+
+
+def over_limits(request) -> HttpResponse | None:
+    """A 429 page when this login POST goes over its address's or its username's limit, else None."""
+    by_address, by_username = charge_each(
+        (f"login:{client_bucket(request)}", settings.LOGIN_RATE_LIMIT_PER_MINUTE),
+        (f"login-username:{_username_digest(request.POST.get('username', ''))}",
+         settings.LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE))
+    if by_address.exceeded:
+        return limited_page(request, FROM_YOUR_ADDRESS, by_address.retry_after())
+    if by_username.exceeded:
+        return limited_page(request, FOR_THIS_USERNAME, by_username.retry_after())
+    return None
+
+
+def _username_digest(username: str) -> str:
+    """A username as the counters name it: whatever its length, a key of fixed size."""
+    return hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
+
+
+def limited_page(request, reason: str, retry_after: int) -> HttpResponse:
+    response = render(request, "registration/login_limited.html",
+                      {"reason": reason, "retry_after": retry_after}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response

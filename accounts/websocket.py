@@ -23,6 +23,7 @@ from core.api.busy import BUSY, RETRY_SOON
 from core.api.errors import error_body
 from core.cache import CountersUnavailable
 from core.ratelimit import Quota, address_bucket
+from core.sockets import OpenSockets
 
 from . import services
 from .authentication import authenticate_token
@@ -31,10 +32,15 @@ from .origin import is_own_origin
 from .ratelimit import LIMITED, charge_address, charge_credential
 from .services import BEARER
 
+TOO_MANY_SOCKETS = "too many open websockets: at most {} per user"
+TOO_MANY_SOCKETS_CODE = 4429  # the close code of that refusal where the server cannot answer 429
+
 
 class WebsocketAuthMiddleware(BaseMiddleware):
     """Every handshake counts against the API's rate limits (accounts/ratelimit.py), as a request would:
-    one that authenticates against its credential and user, any other against its client address."""
+    one that authenticates against its credential and user, any other against its client address. An
+    authenticated one then needs room: in its server process (WEB_MAX_WEBSOCKETS, else 503) and among its
+    user's open sockets (WS_MAX_PER_USER, else 429), which it holds until it closes (core/sockets.py)."""
 
     async def __call__(self, scope, receive, send):
         user, token = await handshake_identity(scope)
@@ -46,7 +52,20 @@ class WebsocketAuthMiddleware(BaseMiddleware):
             return await refuse_handshake(receive, send, scope, 429, LIMITED, quota.headers())
         if not user.is_authenticated:
             return await refuse_handshake(receive, send, scope)
-        return await super().__call__({**scope, "user": user, "api_token": token}, receive, send)
+        if OpenSockets.process_is_full():
+            return await refuse_handshake(receive, send, scope, 503, BUSY, RETRY_SOON)
+        sockets = OpenSockets.of_this_loop()
+        try:
+            lease = await sockets.open(user.pk)
+        except CountersUnavailable:
+            return await refuse_handshake(receive, send, scope, 503, BUSY, RETRY_SOON)
+        if lease is None:
+            return await refuse_handshake(receive, send, scope, 429, TOO_MANY_SOCKETS.format(settings.WS_MAX_PER_USER),
+                                          close_code=TOO_MANY_SOCKETS_CODE)
+        try:
+            return await super().__call__({**scope, "user": user, "api_token": token}, receive, send)
+        finally:
+            await sockets.close(lease)
 
 
 def websocket_auth_stack(inner):
@@ -76,18 +95,23 @@ def handshake_quota(scope, user: User | AnonymousUser, token: ApiToken | None) -
 
 
 async def refuse_handshake(receive, send, scope, status: int = 403, error: str = "",
-                           headers: dict[str, str] | None = None) -> None:
-    """Before accept: the server answers HTTP 403; over a rate limit (429, with Retry-After) or when the limit's
-    counters cannot be reached (503), that status where the server lets the application answer a handshake
-    itself (ASGI's websocket.http.response: uvicorn)."""
+                           headers: dict[str, str] | None = None, close_code: int | None = None) -> None:
+    """Before accept: the server answers HTTP 403; over a limit (429, with Retry-After for a rate limit) or when
+    the limit's counters cannot be reached (503), that status and the API's JSON where the server lets the
+    application answer a handshake itself (ASGI's websocket.http.response: uvicorn). Elsewhere (daphne) a
+    refusal with a `close_code` accepts the socket and closes it at once with that code, so that the client
+    still learns why; any other is the server's 403."""
     await receive()  # websocket.connect
-    if status == 403 or "websocket.http.response" not in scope.get("extensions", {}):
-        return await send({"type": "websocket.close"})
-    fields = [(b"content-type", b"application/json")]
-    fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
-    await send({"type": "websocket.http.response.start", "status": status, "headers": fields})
-    await send({"type": "websocket.http.response.body",
-                "body": json.dumps(error_body(error, status=status)).encode()})
+    if status != 403 and "websocket.http.response" in scope.get("extensions", {}):
+        fields = [(b"content-type", b"application/json")]
+        fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
+        await send({"type": "websocket.http.response.start", "status": status, "headers": fields})
+        return await send({"type": "websocket.http.response.body",
+                           "body": json.dumps(error_body(error, status=status)).encode()})
+    if close_code is not None:
+        await send({"type": "websocket.accept"})
+        return await send({"type": "websocket.close", "code": close_code})
+    await send({"type": "websocket.close"})
 
 
 def handshake_headers(scope) -> dict[str, str]:

@@ -1,6 +1,12 @@
 """The life of a stored file: written before its record commits, removed after its record is deleted,
-copied for a duplicated record, and served back with headers that keep a browser from misreading it."""
+copied for a duplicated record, and served back with headers that keep a browser from misreading it.
 
+No database connection is held while a file goes to or comes from its storage (core.db.release_connection):
+a bucket that hangs then holds the requests that wait on it, not the pool's connections that every other
+request needs.
+"""
+
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
@@ -9,9 +15,14 @@ from django.core.files import File
 from django.db import transaction
 from django.http import StreamingHttpResponse
 
+from core.db import release_connection
+from core.errors import Unavailable
+
 from .models import StoredFile
-from .storage import CHUNK_SIZE, Stream, open_stream
+from .storage import CHUNK_SIZE, Stream, bucket_reached, open_stream
 from .uploads import INLINE_TYPES, Upload, display_name
+
+logger = logging.getLogger(__name__)
 
 # Served to a browser, a stored file may not load anything, run scripts or reach the API's origin.
 # PDF is left out: browsers' PDF viewers refuse to open in a sandbox.
@@ -27,19 +38,33 @@ def records_for(model: type[StoredFile], uploads: Sequence[Upload], *, uploaded_
 def store_then_commit(records: Sequence[StoredFile], contents: Iterable[File], commit: Callable[[], object]):
     """Write each record's file, then run `commit` (the transaction that saves the records): all or nothing.
 
-    The files go to storage before the transaction, so no lock is held while up to 200 MB are
-    written; whatever fails, the files already written are removed.
+    The files go to storage before the transaction, with no database connection held, so neither a lock
+    nor a connection is held while up to 200 MB are written; whatever fails, the files already written are
+    removed (as far as the storage lets: a bucket out of reach keeps them, and the log says which).
     """
+    release_connection()
     try:
-        for record, content in zip(records, contents, strict=True):
-            # Stored under a generated name (stored_file_path); the uploaded one is kept for display only.
-            record.file.save(record.original_name, content, save=False)
+        with bucket_reached():
+            for record, content in zip(records, contents, strict=True):
+                # Stored under a generated name (stored_file_path); the uploaded one is kept for display only.
+                record.file.save(record.original_name, content, save=False)
         with transaction.atomic():
             return commit()
     except BaseException:
         for record in records:
-            record.file.delete(save=False)
+            remove_stored(record.file.storage, record.file.name)
         raise
+
+
+def remove_stored(storage, name: str | None) -> None:
+    """Remove a stored file; a storage out of reach leaves it, logged."""
+    if not name:
+        return
+    try:
+        with bucket_reached():
+            storage.delete(name)
+    except Unavailable:
+        logger.warning("stored file %s left behind: its storage is out of reach", name)
 
 
 def uploaded_contents(uploads: Sequence[Upload]) -> list[File]:
@@ -59,7 +84,12 @@ def copied_contents(records: Sequence[StoredFile]) -> Iterator[File]:
 def delete_file_on_commit(record: StoredFile) -> None:
     """The record goes in the current transaction, its file once that commits: a rollback keeps both."""
     storage, name = record.file.storage, record.file.name
-    transaction.on_commit(lambda: storage.delete(name), robust=True)  # a function: Django logs its __qualname__
+
+    def delete_stored_file():  # a function: Django logs its __qualname__
+        release_connection()
+        remove_stored(storage, name)
+
+    transaction.on_commit(delete_stored_file, robust=True)
 
 
 def content_disposition(name: str, *, inline: bool) -> str:
@@ -94,12 +124,19 @@ class StoredFileResponse(StreamingHttpResponse):
             yield chunk
 
 
+def streamed(name: str, storage=None, **kwargs) -> StoredFileResponse:
+    """The stored file `name`, streamed back (FileNotFoundError if absent; Unavailable when its bucket is out of
+    reach). The request's database connection goes back to the pool first: the file may take long to come."""
+    release_connection()
+    return StoredFileResponse(open_stream(name, storage), **kwargs)
+
+
 def download_response(record: StoredFile, *, private: bool = False) -> StoredFileResponse:
     """A stored file streamed back from wherever it is stored; `private` keeps shared caches from keeping it."""
     mime_type = record.mime_type
     # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
-    response = StoredFileResponse(open_stream(record.file.name, record.file.storage),
-                                  content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    response = streamed(record.file.name, record.file.storage,
+                        content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
     response["Content-Disposition"] = content_disposition(record.original_name, inline=mime_type in INLINE_TYPES)
     response["X-Content-Type-Options"] = "nosniff"
     if mime_type != "application/pdf":

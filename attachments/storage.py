@@ -1,36 +1,61 @@
 """Where stored files live: MEDIA_ROOT on the local disk, or an S3-compatible bucket when
 AWS_STORAGE_BUCKET_NAME is set (decisions.md, "Storage on S3-compatible servers"; config/settings.py).
 
-Everything goes through Django's storage API. Two things it does not do well enough are done here:
+Everything goes through Django's storage API. What it does not do well enough is done here: one S3 client
+per process, time limits on every call to the bucket (a bucket that hangs answers 503, not a minute later),
 reading a file as a stream (django-storages' S3 file downloads the whole object into memory before its
 first read), and carrying every stored file in and out of a backup.
+
+Of django-storages, only what a subclass is meant to use: `get_default_settings` (BaseStorage's hook for a
+subclass's defaults), the `connection` property, and `S3File.obj` (the boto3 object behind an opened file, an
+attribute it does not document). Of boto3, one undocumented use: a resource built around an existing client
+(`ServiceResource(client=...)`, as its factory builds them). tests/attachments/test_bucket.py fails by name
+when an upgrade takes either away.
 """
 
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from boto3.s3.transfer import TransferConfig
+from botocore.config import Config
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BucketConnectionError
 from django.apps import apps
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from storages.backends.s3 import S3File, S3Storage
 
+from core.errors import Unavailable
+
 from .models import StoredFile
 
 CHUNK_SIZE = 64 * 1024
 SINGLE_PUT_MAX_SIZE = 64 * 1024 * 1024
+OUT_OF_REACH = "the file storage is out of reach, try again shortly"
 
 
 class BucketStorage(S3Storage):
-    """django-storages' S3 backend with one S3 client per process.
+    """django-storages' S3 backend with one S3 client per process, and time limits on every call.
 
-    The backend keeps a connection (a boto3 resource, its client and that client's pool of HTTP
+    The backend builds a connection (a boto3 resource, its client and that client's pool of HTTP
     connections) per thread, and every request of ours runs in a thread of its own: each would build a
-    session (about 80 ms of CPU) and open new connections to the bucket. Here the client, which boto3
-    makes safe to share between threads, is built once; each thread gets a resource of its own around it.
+    session (about 80 ms of CPU) and open new connections to the bucket. Here the client, which boto3 makes
+    safe to share between threads, is built once, by the backend with every setting of ours; each thread
+    gets a resource of its own around it (resources are not to be shared, boto3 says).
+
+    A call to the bucket gives up after AWS_S3_CONNECT_TIMEOUT to connect or AWS_S3_READ_TIMEOUT waiting
+    for bytes (botocore's default is a minute each), and is tried twice at most: a hung bucket held each
+    download's request, database connection included, for about 62 s.
     """
+
+    def __init__(self, **settings):
+        super().__init__(**settings)
+        self._first_lock = threading.Lock()
+        self._first = None
+        self._per_thread = threading.local()
 
     def get_default_settings(self) -> dict:
         defaults = super().get_default_settings()
@@ -42,22 +67,39 @@ class BucketStorage(S3Storage):
         # A file opened through the storage (an article's copy reads its source so) is downloaded whole
         # before its first read, into memory unless this is set: past it, into a temporary file.
         defaults["max_memory_size"] = defaults["max_memory_size"] or settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+        # The operator's AWS_S3_CLIENT_CONFIG, if any, wins over these limits (botocore merges what was set).
+        configured = defaults["client_config"] or Config(
+            s3={"addressing_style": defaults["addressing_style"]}, signature_version=defaults["signature_version"],
+            proxies=defaults["proxies"])
+        defaults["client_config"] = Config(
+            connect_timeout=settings.AWS_S3_CONNECT_TIMEOUT, read_timeout=settings.AWS_S3_READ_TIMEOUT,
+            retries={"mode": "standard", "total_max_attempts": 2}).merge(configured)
         return defaults
-
-    def __init__(self, **settings):
-        super().__init__(**settings)
-        self._shared_lock = threading.Lock()
-        self._shared = None
 
     @property
     def connection(self):
-        connection = getattr(self._connections, "connection", None)
-        if connection is None:
-            with self._shared_lock:
-                if self._shared is None:
-                    self._shared = super().connection  # built by the backend, with every setting of ours
-            connection = self._connections.connection = type(self._shared)(client=self._shared.meta.client)
-        return connection
+        resource = getattr(self._per_thread, "resource", None)
+        if resource is None:
+            with self._first_lock:
+                if self._first is None:
+                    self._first = super().connection
+            resource = self._per_thread.resource = type(self._first)(client=self._first.meta.client)
+        return resource
+
+
+@contextmanager
+def bucket_reached():
+    """Around calls to the storage: a bucket that refuses connections, does not answer within its time limits
+    or fails on its side (5xx) raises Unavailable (core.errors: the API answers 503 with Retry-After). Local
+    disks raise nothing of the kind."""
+    try:
+        yield
+    except (BucketConnectionError, HTTPClientError) as error:
+        raise Unavailable(OUT_OF_REACH) from error
+    except ClientError as error:
+        if error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
+            raise Unavailable(OUT_OF_REACH) from error
+        raise
 
 
 class Stream:
@@ -74,13 +116,15 @@ class Stream:
 
 
 def open_stream(name: str, storage=None) -> Stream:
-    """The stored file `name`, read from where it lives as it is consumed (FileNotFoundError if absent)."""
+    """The stored file `name`, read from where it lives as it is consumed (FileNotFoundError if absent;
+    Unavailable when its bucket is out of reach)."""
     storage = storage or default_storage
-    opened = storage.open(name, "rb")
-    if isinstance(opened, S3File):
-        # The object's body as the bucket sends it, rather than the whole object fetched before the first read.
-        answer = opened.obj.get()
-        return Stream(answer["Body"], answer["ContentLength"])
+    with bucket_reached():
+        opened = storage.open(name, "rb")
+        if isinstance(opened, S3File):
+            # The object's body as the bucket sends it, rather than the whole object fetched before the first read.
+            answer = opened.obj.get()
+            return Stream(answer["Body"], answer["ContentLength"])
     return Stream(opened, opened.size)
 
 

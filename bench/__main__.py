@@ -25,6 +25,8 @@ FIGURES = {
     "idempotency": "idempotency_bench", "webhooks": "figures",
     "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet", "board_page": "board_page",
     "transfers": "transfers_bench",
+    "abuse_sockets": "availability", "abuse_slow": "availability", "abuse_bodies": "availability",
+    "abuse_logins": "availability", "abuse_bucket": "availability",
 }
 STORE = ROOT / "bench" / "results.json"
 

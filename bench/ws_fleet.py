@@ -10,7 +10,8 @@ other projects until SOCKETS are open; each person is a member of the projects t
 asyncio process (no ping of its own: the server pings every socket). Reports the server's resident
 memory per socket (its workers summed, after against before), the descriptors each worker holds, and
 for MOVES moves on the hot board: frames lost and the delivery latency (p50, p99) to its viewers, the
-server's CPU per move. The database is dropped and created anew (its name must contain `bench`).
+server's CPU per move; and REQUESTS ordinary requests among the open sockets (none may be refused: the workers
+count sockets and requests apart). The server runs with the Procfile's settings as shipped. The database is dropped and created anew (its name must contain `bench`).
 """
 
 import asyncio
@@ -18,6 +19,7 @@ import itertools
 import json
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -39,7 +41,7 @@ from bench.ws_fanout import (  # noqa: E402
     workers_cpu_seconds,
     workers_rss_kib,
 )
-from tests.realtime.servers import ApiClient  # noqa: E402
+from tests.realtime.servers import ApiClient, Beside  # noqa: E402
 from tests.security.procfile import ProcfileServer  # noqa: E402
 
 SOCKETS = int(os.environ.get("SOCKETS", 10_000))
@@ -47,6 +49,7 @@ USERS = int(os.environ.get("USERS", 1_000))
 PROJECTS = int(os.environ.get("PROJECTS", 200))
 VIEWERS = int(os.environ.get("VIEWERS", 500))
 MOVES = int(os.environ.get("MOVES", 20))
+REQUESTS = int(os.environ.get("REQUESTS", 50))
 CONNECT_CONCURRENCY = 100
 IDLE_SECONDS = 10
 TOTAL_TIMEOUT = 900.0
@@ -156,6 +159,9 @@ async def run(server: ProcfileServer, seed: dict) -> dict:
     cpu_before = workers_cpu_seconds(server.pid)
     await asyncio.sleep(IDLE_SECONDS)
     idle_cpu = (workers_cpu_seconds(server.pid) - cpu_before) / IDLE_SECONDS
+    # Ordinary requests among the open sockets: the workers count them apart, so none is refused.
+    beside = Beside(server.url, seed["owner"], "127.0.0.1")
+    requests = [await asyncio.to_thread(beside.one) for _ in range(REQUESTS)]
     timed = await mover.timed(MOVES)
 
     for socket in opened:
@@ -178,6 +184,8 @@ async def run(server: ProcfileServer, seed: dict) -> dict:
         "alone_frames_lost": alone["lost"], "alone_latency_ms_p50": round(percentile(alone["latencies"], .5), 1),
         "alone_latency_ms_p99": round(percentile(alone["latencies"], .99), 1),
         "alone_workers_cpu_ms_per_move": round(alone["cpu_per_move"] * 1000, 1),
+        "requests": len(requests), "requests_refused": sum(status != 200 for status, _ in requests),
+        "requests_ms_p50": round(statistics.median(seconds for _, seconds in requests) * 1000, 1),
     }
 
 

@@ -276,6 +276,18 @@ API_ANON_RATE_LIMIT_PER_MINUTE = int(os.environ.get("API_ANON_RATE_LIMIT_PER_MIN
 MAX_TOKENS_PER_USER = int(os.environ.get("MAX_TOKENS_PER_USER") or 20)
 
 AUTH_USER_MODEL = "accounts.User"
+# Django's default hashers, PBKDF2 taking turns per process and hashing with no database connection held
+# (accounts/hashers.py): at most PASSWORD_CHECKS_PER_PROCESS hashes at once, another waits for its turn up to
+# PASSWORD_CHECK_WAIT_SECONDS (then the login page answers 429).
+PASSWORD_HASHERS = [
+    "accounts.hashers.BoundedPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+PASSWORD_CHECKS_PER_PROCESS = int(os.environ.get("PASSWORD_CHECKS_PER_PROCESS") or 1)
+PASSWORD_CHECK_WAIT_SECONDS = env_number("PASSWORD_CHECK_WAIT_SECONDS", 2.0, float)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -287,6 +299,8 @@ LOGIN_URL = "login"
 # username and address lock that pair out for a while, and failures for this many usernames from one
 # address (a password spray) lock that address out.
 LOGIN_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_RATE_LIMIT_PER_MINUTE") or 20)
+# Login POSTs per minute naming one username, from whatever addresses (a flood spread over many addresses).
+LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE") or 10)
 LOGIN_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT") or 5)
 LOGIN_SPRAY_LIMIT = int(os.environ.get("LOGIN_SPRAY_LIMIT") or 10)
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS") or 15 * 60)
@@ -326,6 +340,10 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
     AWS_DEFAULT_ACL = None  # the bucket's own policy; objects are only ever read through the API
     AWS_S3_FILE_OVERWRITE = True  # names are generated and unique: no existence check before each write
+# Seconds a call to the bucket waits to connect, and for each read of its answer, before it is tried once more,
+# then given up (attachments/storage.py): a bucket out of reach answers 503 with Retry-After.
+AWS_S3_CONNECT_TIMEOUT = env_number("AWS_S3_CONNECT_TIMEOUT", 3.0, float)
+AWS_S3_READ_TIMEOUT = env_number("AWS_S3_READ_TIMEOUT", 10.0, float)
 
 # Request bodies: 20 files of 10 MB each fit in one upload; every other body fits REQUEST_BODY_MAX_SIZE.
 # Larger bodies are refused with 413 before they are read (core/body_limit.py).
@@ -339,6 +357,10 @@ DOCS_MAX_ATTACHMENTS_PER_ARTICLE = int(os.environ.get("DOCS_MAX_ATTACHMENTS_PER_
 # Websocket frames from clients (accounts/consumers.py): the sockets are read-only, so anything larger is
 # refused with close code 4413. The server's own cap (uvicorn --ws-max-size) stops larger ones earlier.
 WEBSOCKET_MAX_FRAME_BYTES = 4096
+# Open websockets (core/sockets.py): per user across every server process (a handshake beyond: 429, or close
+# code 4429), and per server process (beyond: 503), counted apart from the HTTP connections.
+WS_MAX_PER_USER = int(os.environ.get("WS_MAX_PER_USER") or 20)
+WEB_MAX_WEBSOCKETS = int(os.environ.get("WEB_MAX_WEBSOCKETS") or 10_000)
 
 # Production hardening: TLS ends at the proxy, which sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

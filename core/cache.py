@@ -8,6 +8,7 @@ request runs in a context and a thread of its own): about 1.2 ms of CPU each, mo
 """
 
 import threading
+from contextlib import contextmanager
 
 import redis
 from django.conf import settings
@@ -23,6 +24,16 @@ _clients_lock = threading.Lock()
 
 class CountersUnavailable(Exception):
     """Redis refused the counters, or did not answer within REDIS_TIMEOUT."""
+
+
+@contextmanager
+def counters_reached():
+    """Around calls to the cache: Redis out of reach raises CountersUnavailable (a refused command is a bug,
+    and stays what it is: a 500)."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as error:
+        raise CountersUnavailable from error
 
 
 def redis_client() -> redis.Redis | None:
@@ -81,10 +92,8 @@ def decrement(keys: list[str], timeout: int) -> None:
 
 
 def _executed(pipeline) -> list:
-    try:
+    with counters_reached():
         return pipeline.execute()
-    except (RedisConnectionError, RedisTimeoutError) as error:  # not a refused command: that is a bug, a 500
-        raise CountersUnavailable from error
 
 
 def _add_or_incr(key: str, timeout: int) -> int:

@@ -1,5 +1,6 @@
-"""The domain's own error: raised by services and selectors, rendered as 422 by the API's handler; and the
-instruction a write gives its caller when it must lock rows in another order."""
+"""The domain's own errors: raised by services and selectors, rendered by the API's handler (a rule refused:
+422; a service the request needs out of reach: 503); and the instruction a write gives its caller when it must
+lock rows in another order."""
 
 from collections.abc import Callable
 
@@ -22,3 +23,12 @@ class LockFirst(Exception):
     def __init__(self, lock: Callable[[], object]):
         super().__init__()
         self.lock = lock
+
+
+class Unavailable(Exception):
+    """A service the request needs is out of reach (the file bucket refused, or did not answer in time):
+    answered 503 with Retry-After; what the request began is rolled back."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message

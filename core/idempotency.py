@@ -2,7 +2,8 @@
 semantics): a retried request gets the answer of the first one again instead of acting twice.
 
 The base view (core/api/base.py) claims the caller's key once the caller is known, before the handler runs,
-and keeps the answer once it is rendered. The claim is one INSERT that commits on its own: API views run in
+and keeps the answer once it is rendered; it replays a kept answer only once the caller's access is checked
+again (a caller who has lost it meanwhile is refused as any other). The claim is one INSERT that commits on its own: API views run in
 autocommit (the services own their transactions), so a second process serving the same key at once finds
 the row of whichever came first, thanks to the unique (caller, key) constraint, and answers 409 while the
 first is served, then the kept answer.

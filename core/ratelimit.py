@@ -47,12 +47,16 @@ class Quota:
 def charge(*limits: tuple[str, int]) -> Quota:
     """Count one request in each (bucket, limit per minute), in one round trip; the quota nearest its end
     (an exceeded one first), which is what the client is told."""
+    return min(charge_each(*limits), key=lambda quota: (not quota.exceeded, quota.remaining))
+
+
+def charge_each(*limits: tuple[str, int]) -> list[Quota]:
+    """Count one request in each (bucket, limit per minute), in one round trip; the quota of each, in order."""
     window = int(time.time()) // WINDOW_SECONDS
     keys = tuple(f"ratelimit:{bucket}:{window}" for bucket, _ in limits)
     counts = increment(list(keys), WINDOW_SECONDS)
-    quotas = [Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS, keys=keys)
-              for (_, limit), count in zip(limits, counts, strict=True)]
-    return min(quotas, key=lambda quota: (not quota.exceeded, quota.remaining))
+    return [Quota(limit=limit, count=count, reset_at=(window + 1) * WINDOW_SECONDS, keys=keys)
+            for (_, limit), count in zip(limits, counts, strict=True)]
 
 
 def uncharge(quota: Quota) -> Quota:

@@ -6,8 +6,7 @@ from rest_framework import exceptions, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from attachments.files import StoredFileResponse
-from attachments.storage import open_stream
+from attachments.files import streamed
 from attachments.uploads import MULTIPART_OVERHEAD
 from core.api.base import ApiViewSet
 from core.api.inputs import validated
@@ -117,10 +116,9 @@ class JobViewSet(ApiViewSet):
         if not job.result:
             raise Conflict(f"export {job.pk} expired: start a new one")
         try:
-            stream = open_stream(job.result)
+            response = streamed(job.result, content_type="application/zip")
         except FileNotFoundError:
             raise Http404("export not found") from None
-        response = StoredFileResponse(stream, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{download_name(job.project, job)}"'
         response["X-Content-Type-Options"] = "nosniff"
         return response

@@ -75,12 +75,18 @@ class ApiViewSet(ViewSet):
         # DRF's initial(), with the throttle (accounts/ratelimit.py) right after authentication, before the
         # permission checks that load what the view needs: a client over its limit costs no read. A POST's
         # Idempotency-Key is claimed (or its kept answer replayed) as soon as the caller is known, before
-        # anything is loaded for the handler, and in autocommit: its row is seen at once by a retry.
+        # anything is loaded for the handler, and in autocommit: its row is seen at once by a retry. A kept
+        # answer is replayed only once the caller's access is checked as for any request: a caller who has left
+        # the project since gets the 404 or 403 of today, not what was answered then.
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         self.perform_authentication(request)
         self.check_throttles(request)
-        self.idempotency_claim = idempotency.claim(request)
+        try:
+            self.idempotency_claim = idempotency.claim(request)
+        except idempotency.Replay:
+            self.check_permissions(request)
+            raise
         self.check_permissions(request)
         if request.method in READS:
             self.check_query_parameters(request)

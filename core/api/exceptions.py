@@ -18,7 +18,7 @@ from rest_framework.views import set_rollback
 from core.api.busy import BUSY, RETRY_SOON
 from core.api.errors import error_body
 from core.cache import CountersUnavailable
-from core.errors import RuleViolation
+from core.errors import RuleViolation, Unavailable
 
 logger = logging.getLogger("core.api")
 
@@ -57,6 +57,8 @@ def api_exception_handler(exc, context):
         return busy("No database connection within the pool timeout", context)
     if isinstance(exc, CountersUnavailable):  # the rate limit could not count the request
         return busy("Redis did not answer", context)
+    if isinstance(exc, Unavailable):
+        return busy(str(exc.__cause__ or exc), context, message=exc.message)
     if isinstance(exc, TooManyFilesSent):
         # Raised where the files of a multipart body are first read: by an upload view, or by the fingerprint of
         # its Idempotency-Key before the view runs (core.idempotency); the same answer either way.
@@ -77,11 +79,11 @@ def api_exception_handler(exc, context):
     return response
 
 
-def busy(reason: str, context) -> Response:
+def busy(reason: str, context, message: str = BUSY) -> Response:
     """A 503: whatever the request began is rolled back, and the client may retry."""
     logger.warning("%s in %s", reason, context.get("view").__class__.__name__)
     set_rollback()
-    return Response(error_body(BUSY, status=503), status=503, headers=RETRY_SOON)
+    return Response(error_body(message, status=503), status=503, headers=RETRY_SOON)
 
 
 def is_pool_timeout(exc: Exception) -> bool:

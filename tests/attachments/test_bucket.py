@@ -96,6 +96,8 @@ def test_docs_attachments_live_in_the_same_bucket(client_for, manager, viewer, p
 
 
 def test_the_threads_of_a_process_share_one_s3_client(bucket):
+    """Also the fence of boto3's `ServiceResource(client=...)` (attachments/storage.py): each thread has a
+    resource of its own around the one client."""
     found = []
 
     def connect():
@@ -107,7 +109,16 @@ def test_the_threads_of_a_process_share_one_s3_client(bucket):
     for thread in threads:
         thread.join()
     assert len({id(connection) for connection in found}) == 3  # a resource per thread, as boto3 asks
-    assert len({id(connection.meta.client) for connection in found}) == 1
+    assert len({id(connection.meta.client) for connection in found}) == 1, (
+        "boto3 no longer builds a resource around a given client: attachments/storage.py relies on it")
+
+
+def test_an_opened_stored_file_carries_its_boto3_object_as_obj(bucket):
+    """The fence of django-storages' undocumented `S3File.obj`, which downloads stream from."""
+    name = default_storage.save("note.txt", ContentFile(b"streamed"))
+    opened = default_storage.open(name)
+    assert hasattr(opened, "obj"), "S3File.obj moved: attachments.storage.open_stream relies on it"
+    assert opened.obj.get()["Body"].read() == b"streamed"
 
 
 def test_a_file_opened_through_the_storage_is_held_on_the_disk_past_the_upload_memory_size(bucket, settings):

@@ -86,3 +86,18 @@ def test_every_middleware_runs_in_the_request_thread_under_asgi():
 
     innermost = import_string(project_settings.MIDDLEWARE[-1])
     assert getattr(innermost, "sync_capable", True) and not getattr(innermost, "async_capable", False)
+
+
+AVAILABILITY_LIMITS = ("settings.WS_MAX_PER_USER, settings.WEB_MAX_WEBSOCKETS, settings.PASSWORD_CHECKS_PER_PROCESS, "
+                       "settings.PASSWORD_CHECK_WAIT_SECONDS, settings.LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE, "
+                       "settings.AWS_S3_CONNECT_TIMEOUT, settings.AWS_S3_READ_TIMEOUT")
+
+
+def test_the_availability_limits_and_their_defaults_come_from_the_environment():
+    from tests.security.test_rate_limits import settings_in_a_process
+
+    assert settings_in_a_process({}, AVAILABILITY_LIMITS) == "20 10000 1 2.0 10 3.0 10.0"
+    env = {"WS_MAX_PER_USER": "5", "WEB_MAX_WEBSOCKETS": "300", "PASSWORD_CHECKS_PER_PROCESS": "3",
+           "PASSWORD_CHECK_WAIT_SECONDS": "0.5", "LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE": "4",
+           "AWS_S3_CONNECT_TIMEOUT": "1", "AWS_S3_READ_TIMEOUT": "2.5"}
+    assert settings_in_a_process(env, AVAILABILITY_LIMITS) == "5 300 3 0.5 4 1.0 2.5"

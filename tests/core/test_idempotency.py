@@ -13,6 +13,9 @@ from django.utils import timezone
 
 from core.models import IdempotencyKey
 from events.models import ProjectEvent
+from projects.models import Membership
+from projects.roles import Role
+from projects.services import remove_member
 from tests.factories import TicketFactory
 from tests.sample_files import png
 from tests.tickets.test_attachments import multipart, upload_url
@@ -99,8 +102,29 @@ class TestRetries:
                                                                 django_assert_num_queries):
         api = client_for(editor)
         keyed(api, create_url(project), {"title": "Once"})
-        with django_assert_num_queries(3):  # the token's lookup, the claim that finds the key taken, its answer
+        # the token's lookup, the membership (access is checked before a replay), the claim that finds the key
+        # taken, its answer
+        with django_assert_num_queries(4):
             assert keyed(api, create_url(project), {"title": "Once"}).status_code == 201
+
+    def test_a_caller_who_left_the_project_gets_no_replay(self, client_for, project, editor):
+        api = client_for(editor)
+        keyed(api, create_url(project), {"title": "Secret plans"})
+        remove_member(project=project, user=editor)
+        retry = keyed(api, create_url(project), {"title": "Secret plans"})
+
+        assert answer(retry) == (404, {"error": "project not found", "code": "not_found"}, None)
+        assert list(Ticket.objects.values_list("title", flat=True)) == ["Secret plans"]
+
+    def test_a_caller_whose_role_no_longer_allows_the_request_gets_no_replay(self, client_for, project, editor):
+        api = client_for(editor)
+        ticket = TicketFactory(project=project)
+        url = f"/api/v1/projects/{project.id}/tickets/{ticket.number}/archive"
+        assert keyed(api, url).status_code == 200
+        Membership.objects.filter(project=project, user=editor).update(role=Role.VIEWER)
+        retry = keyed(api, url)
+
+        assert (retry.status_code, retry.get("Idempotent-Replayed")) == (403, None)
 
 
 class TestRefusals:
@@ -109,8 +133,8 @@ class TestRefusals:
         ("/api/v1/projects/{project}/tickets", {"title": "Crash on start!"}),  # another body
         ("/api/v1/projects/{project}/tickets?source=retry", {"title": "Crash on start"}),  # another query
     ])
-    def test_the_same_key_with_another_request_is_a_422(self, client_for, project, editor, url, body):
-        api = client_for(editor)
+    def test_the_same_key_with_another_request_is_a_422(self, client_for, project, manager, url, body):
+        api = client_for(manager)  # who may post to each of these paths: access is checked before the key
         keyed(api, create_url(project), {"title": "Crash on start"})
         reused = keyed(api, url.format(project=project.id), body)
 

@@ -98,10 +98,13 @@ def test_a_login_flood_from_one_address_is_refused_before_any_password_is_checke
     early_in_a_minute()
     with ThreadPoolExecutor(max_workers=8) as clients:
         answers = list(clients.map(lambda index: login_post(server, f"nobody{index}", "guess", address), range(26)))
-    assert sorted(status for status, _, _ in answers) == [200] * 20 + [429] * 6
-    status, headers, body = next(answer for answer in answers if answer[0] == 429)
+    over_the_limit = [answer for answer in answers if b"Too many login attempts from your address" in answer[2]]
+    # The 20 within the limit were checked (200), or found no turn to hash in time (429, accounts/hashers.py).
+    within = [answer for answer in answers if answer not in over_the_limit]
+    assert (len(over_the_limit), {status for status, _, _ in over_the_limit}) == (6, {429})
+    assert all(status == 200 or b"Too many logins are being checked" in body for status, _, body in within)
+    _, headers, _ = over_the_limit[0]
     assert 1 <= int(headers["retry-after"]) <= 60
-    assert b"Too many login attempts from your address" in body
     assert login_post(server, "nobody", "guess", an_address())[0] == 200  # another address
 
 

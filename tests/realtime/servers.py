@@ -5,9 +5,11 @@ import http.client
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -130,3 +132,53 @@ class ApiClient:
 
     def close(self) -> None:
         self.connection.close()
+
+
+class Beside:
+    """Ordinary requests (the caller's project list, with a token), each on a connection of its own from the
+    loopback address `source`, sent one after another while something else happens (`with Beside(...)`):
+    their statuses and seconds. At most `limit`, so that nothing runs unbounded."""
+
+    def __init__(self, server_url: str, token: str, source: str, limit: int = 300):
+        host, port = server_url.removeprefix("http://").split(":")
+        self.address, self.source, self.limit = (host, int(port)), source, limit
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.answers: list[tuple[int, float]] = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def one(self) -> tuple[int, float]:
+        """One ordinary request: its status (0 when the connection failed) and seconds."""
+        started = time.monotonic()
+        connection = http.client.HTTPConnection(*self.address, timeout=60, source_address=(self.source, 0))
+        try:
+            connection.request("GET", "/api/v1/projects", headers=self.headers)
+            response = connection.getresponse()
+            response.read()
+            status = response.status
+        except (http.client.HTTPException, OSError):
+            status = 0
+        finally:
+            connection.close()
+        return status, time.monotonic() - started
+
+    def run(self) -> None:
+        while not self.stopped.is_set() and len(self.answers) < self.limit:
+            self.answers.append(self.one())
+
+    def __enter__(self) -> "Beside":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=120)
+
+    def statuses(self) -> set[int]:
+        return {status for status, _ in self.answers}
+
+    def refused(self) -> int:
+        return sum(status != 200 for status, _ in self.answers)
+
+    def p50_ms(self) -> float:
+        return statistics.median(seconds for _, seconds in self.answers) * 1000

@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests.polling import eventually
 from tests.realtime.servers import ROOT, DaphneServer
 
 PROCFILE = ROOT / "Procfile"
@@ -33,6 +34,11 @@ class ProcfileServer(DaphneServer):
                                         stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self._wait_until_listening()
         return self
+
+    def workers_serving(self, workers: int, seconds: float = 60) -> bool:
+        """Whether `workers` worker processes have loaded the application within `seconds` (uvicorn says so
+        in the log): until then, the kernel holds new connections in the listening socket's queue."""
+        return eventually(lambda: self.output().count("Application startup complete.") >= workers, seconds)
 
     def worker_pids(self) -> list[int]:
         """The processes gunicorn's master (the one started) runs the application in."""

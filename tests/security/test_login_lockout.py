@@ -2,12 +2,25 @@
 spray) lock that address, out for a while; login POSTs are rate limited per address before any password
 is checked."""
 
+import os
+import socket
+import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.contrib.auth.hashers import MD5PasswordHasher
+from django.contrib.auth import hashers as django_hashers
+from django.contrib.auth.hashers import MD5PasswordHasher, make_password
+from django.db import connection
 from django.test import Client
 
+from accounts import lockout
+from accounts.hashers import BoundedPBKDF2PasswordHasher, password_check_turn
+from accounts.models import User
+from config.settings import cache_config
+from core.ratelimit import Quota
+from tests.conftest import REDIS_TIMEOUT
 from tests.factories import PASSWORD, UserFactory
 
 LOGIN = "/accounts/login/"
@@ -25,6 +38,7 @@ def small_limit(settings):
     settings.LOGIN_SPRAY_LIMIT = 4
     settings.LOGIN_LOCKOUT_SECONDS = 600
     settings.LOGIN_RATE_LIMIT_PER_MINUTE = 100
+    settings.LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE = 100
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +67,12 @@ def hashes(settings):
         return counted
 
     return since_last
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def fail(client: Client, times: int, username: str = "ada") -> None:
@@ -218,6 +238,131 @@ def test_the_rate_limit_ends_with_its_minute(client, user, settings, monkeypatch
     assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 429
     monkeypatch.setattr(time, "time", lambda: 1_800_000_061.0)
     assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+# ---- a flood of one username from many addresses
+
+def test_login_posts_naming_one_username_are_limited_whatever_their_addresses(db, user, settings, hashes):
+    settings.LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE = 3
+    statuses = [Client(REMOTE_ADDR=f"10.0.{index}.1").post(LOGIN, {"username": "ada", "password": "wrong"}).status_code
+                for index in range(3)]
+    hashes()
+    response = Client(REMOTE_ADDR="10.0.9.1").post(LOGIN, {"username": " ADA", "password": PASSWORD})
+
+    assert (statuses, response.status_code, response["Retry-After"], hashes()) == ([200] * 3, 429, "30", 0)
+    assert "Too many login attempts for this username. Try again in 30 seconds." in response.content.decode()
+    assert Client(REMOTE_ADDR="10.0.9.1").post(LOGIN, {"username": "bob", "password": "wrong"}).status_code == 200
+
+
+# ---- password checks take turns, with no database connection held
+
+class QuickBoundedHasher(BoundedPBKDF2PasswordHasher):
+    iterations = 1000
+
+
+@pytest.fixture
+def bounded_hasher(settings):
+    settings.PASSWORD_HASHERS = [f"{__name__}.QuickBoundedHasher"]
+    settings.PASSWORD_CHECK_WAIT_SECONDS = 0.2
+
+
+def test_a_login_that_finds_no_turn_to_check_its_password_gets_a_429_page(client, db, bounded_hasher):
+    UserFactory(username="ada")  # hashed by the bounded hasher
+    with password_check_turn():  # the process's only turn, taken
+        response = client.post(LOGIN, {"username": "ada", "password": PASSWORD})
+    assert (response.status_code, response["Retry-After"]) == (429, "1")
+    assert "Too many logins are being checked right now. Try again in 1 second." in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    fail(client, 2)  # the refused attempt was no failure: two more do not lock the login out (limit 3)
+    assert client.post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_password_checks_in_flight_are_bounded_per_process(db, bounded_hasher, settings, monkeypatch):
+    settings.PASSWORD_CHECKS_PER_PROCESS, settings.PASSWORD_CHECK_WAIT_SECONDS = 2, 10
+    in_flight, most = 0, 0
+    lock = threading.Lock()
+    pbkdf2 = django_hashers.pbkdf2
+
+    def counted_pbkdf2(*args, **kwargs):
+        nonlocal in_flight, most
+        with lock:
+            in_flight += 1
+            most = max(most, in_flight)
+        time.sleep(0.02)
+        with lock:
+            in_flight -= 1
+        return pbkdf2(*args, **kwargs)
+
+    monkeypatch.setattr(django_hashers, "pbkdf2", counted_pbkdf2)
+    with ThreadPoolExecutor(max_workers=6) as checks:
+        list(checks.map(lambda _: make_password("a long and winding password"), range(12)))
+    assert most == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not os.environ.get("DATABASE_URL", "").startswith("postgres"),
+                    reason="SQLite's in-memory test database is never closed")
+@pytest.mark.django_db(transaction=True)
+def test_a_password_is_hashed_with_no_database_connection_held(bounded_hasher, monkeypatch):
+    UserFactory(username="ada")
+    connection.ensure_connection()
+    pool = connection.pool
+    held_while_hashing = []
+    pbkdf2 = django_hashers.pbkdf2
+
+    def watched_pbkdf2(*args, **kwargs):
+        stats = pool.get_stats()
+        held_while_hashing.append(stats["pool_size"] - stats["pool_available"])  # connections checked out
+        return pbkdf2(*args, **kwargs)
+
+    monkeypatch.setattr(django_hashers, "pbkdf2", watched_pbkdf2)
+    assert Client().post(LOGIN, {"username": "ada", "password": PASSWORD}).status_code == 302
+    assert held_while_hashing == [0]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own CPU priority is Linux's")
+def test_passwords_are_hashed_at_a_lower_cpu_priority(db, bounded_hasher, monkeypatch):
+    niceness = []
+    pbkdf2 = django_hashers.pbkdf2
+
+    def watched_pbkdf2(*args, **kwargs):
+        niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return pbkdf2(*args, **kwargs)
+
+    monkeypatch.setattr(django_hashers, "pbkdf2", watched_pbkdf2)
+    make_password("a long and winding password")
+    assert niceness == [min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)]
+
+
+# ---- Redis lost while a login is checked
+
+@pytest.mark.parametrize("path", [LOGIN, ADMIN_LOGIN])
+def test_redis_lost_after_the_login_was_counted_gives_the_503_page(path, client, db, refused_redis, monkeypatch,
+                                                                 hashes):
+    UserFactory(username="root", is_staff=True, is_superuser=True)
+    hashes()
+    counted = [Quota(limit=20, count=1, reset_at=1_800_000_060)] * 2
+    monkeypatch.setattr(lockout, "charge_each", lambda *limits: counted)  # counted while Redis still answered
+    response = client.post(path, {"username": "root", "password": PASSWORD})
+    assert (response.status_code, response["Retry-After"], hashes()) == (503, "1", 0)
+    assert "Login attempts cannot be counted right now" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_redis_lost_while_the_password_is_checked_gives_the_503_page(client, user, settings, monkeypatch):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    refused = cache_config(f"redis://127.0.0.1:{unused_port()}/0", timeout=REDIS_TIMEOUT)
+    check_password = User.check_password
+
+    def check_then_lose_redis(self, raw_password):
+        checked = check_password(self, raw_password)
+        settings.CACHES = refused  # Redis goes away in the middle of the login
+        return checked
+
+    monkeypatch.setattr(User, "check_password", check_then_lose_redis)
+    response = client.post(LOGIN, {"username": "ada", "password": PASSWORD})
+    assert (response.status_code, response["Retry-After"]) == (503, "1")
+    assert "_auth_user_id" not in client.session
 
 
 def test_login_limits_come_from_the_environment():

@@ -1,7 +1,7 @@
 """The limits of the Procfile's server (decisions.md, "server limits"), black box: a request head over
 64 KiB is refused and its connection closed, a head must arrive within its deadline and each body step
-within its own (shortened to a second here through the environment), a worker takes at most
-WEB_MAX_CONNECTIONS connections (503 beyond), and none of this touches an open websocket."""
+within its own (shortened to a second here through the environment), and none of this touches an open
+websocket. The counts of connections: test_connection_limits.py; a body's pace: test_body_pace.py."""
 
 import asyncio
 import socket
@@ -14,26 +14,27 @@ import websockets
 
 from config import workers
 from tests.factories import PASSWORD
-from tests.polling import eventually
 
 from .procfile import ProcfileServer, server_program
 
 pytestmark = pytest.mark.skipif(not server_program().exists(), reason="the Procfile's server is not installed")
 
-CONNECTIONS = 12
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     database = tmp_path_factory.mktemp("limits") / "server.sqlite3"
     env = {"DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": "", "WEB_CONCURRENCY": "1",
-           "WEB_HEADERS_TIMEOUT": "1", "WEB_BODY_STEP_TIMEOUT": "1", "WEB_MAX_CONNECTIONS": str(CONNECTIONS)}
+           "WEB_HEADERS_TIMEOUT": "1", "WEB_BODY_STEP_TIMEOUT": "1"}
     with ProcfileServer(env) as server:
-        server.manage("migrate", "--no-input")
-        server.manage("createuser", "ada", "--password", PASSWORD)
-        server.token = server.manage("issuetoken", "ada")
-        server.project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, server.token)["project"]
-        yield server
+        yield with_member_and_project(server)
+
+
+def with_member_and_project(server: ProcfileServer) -> ProcfileServer:
+    """The server's database migrated, with a member (`server.token`) of one project (`server.project`)."""
+    server.manage("migrate", "--no-input")
+    server.manage("createuser", "ada", "--password", PASSWORD)
+    server.token = server.manage("issuetoken", "ada")
+    server.project = server.post("/api/v1/projects", {"name": "Apollo", "prefix": "APL"}, server.token)["project"]
+    return server
 
 
 def request_head(server) -> str:
@@ -169,26 +170,6 @@ def test_open_websockets_outlive_both_deadlines(server):
     assert asyncio.run(idle_socket()) == "OPEN"
 
 
-def test_a_worker_takes_at_most_its_connections(server):
-    async def request_beside_open_sockets() -> bytes:
-        url = f"{server.ws_url}/ws/v1/projects/{server.project['id']}/board/"
-        boards = [await websockets.connect(url, additional_headers={"Authorization": f"Bearer {server.token}"},
-                                           open_timeout=10) for _ in range(CONNECTIONS)]
-        try:
-            return await asyncio.to_thread(lambda: answer_with(server))
-        finally:
-            await asyncio.gather(*(board.close() for board in boards))
-
-    def answer_with(server) -> bytes:
-        with connect(server) as connection:
-            connection.sendall(f"{request_head(server)}\r\n".encode())
-            return answer_of(connection)
-
-    assert asyncio.run(request_beside_open_sockets()).startswith(b"HTTP/1.1 503")
-    # a closed socket leaves the worker's count once it has seen the connection end, a moment after the close
-    assert eventually(lambda: is_healthy(server), seconds=5)
-
-
 def open_files_limits(pid: int) -> tuple[str, str]:
     line = next(line for line in Path(f"/proc/{pid}/limits").read_text().splitlines()
                 if line.startswith("Max open files"))
@@ -204,11 +185,12 @@ def test_each_worker_may_open_as_many_files_as_the_system_lets_it(server):
 
 def test_the_limits_the_decisions_set():
     assert (workers.HEADERS_MAX_BYTES, workers.HEADERS_SECONDS, workers.BODY_STEP_SECONDS) == (65536, 10, 30)
-    assert workers.MAX_CONNECTIONS == 1000
+    assert (workers.BODY_MIN_RATE, workers.BODY_RATE_GRACE_SECONDS, workers.BODY_SECONDS) == (1024, 10, 600)
+    assert (workers.MAX_CONNECTIONS, workers.MAX_CONNECTIONS_PER_ADDRESS) == (1000, 100)
     assert {key: workers.Worker.CONFIG_KWARGS[key] for key in
-            ["http", "h11_max_incomplete_event_size", "limit_concurrency", "ws_max_size"]} == {
-        "http": workers.DeadlinedH11Protocol, "h11_max_incomplete_event_size": 65536, "limit_concurrency": 1000,
-        "ws_max_size": 65536}
+            ["http", "h11_max_incomplete_event_size", "ws_max_size"]} == {
+        "http": workers.GuardedH11Protocol, "h11_max_incomplete_event_size": 65536, "ws_max_size": 65536}
+    assert "limit_concurrency" not in workers.Worker.CONFIG_KWARGS  # it counted websockets with requests
 
 
 def test_abusive_clients_do_not_starve_the_others(tmp_path):
