@@ -15,9 +15,19 @@ def shown_name(name: str, username: str) -> Coalesce:
     return Coalesce(NullIf(name, Value("")), username)
 
 
+class EmailNotifications(models.TextChoices):
+    """How a user hears of their notifications by e-mail (decisions.md, "E-mail")."""
+
+    INSTANT = "instant"
+    DIGEST = "digest"
+    OFF = "off"
+
+
 class User(AbstractUser):
     name = models.CharField(max_length=150, blank=True)
     avatar_url = models.URLField(max_length=500, blank=True)
+    email_notifications = models.CharField(max_length=10, choices=EmailNotifications,
+                                           default=EmailNotifications.INSTANT)
 
     @property
     def display_name(self) -> str:
