@@ -239,6 +239,7 @@ TRANSFER_LOST_AFTER_SECONDS = env_number("TRANSFER_LOST_AFTER_SECONDS", 120.0, f
 TRANSFER_MAX_ATTEMPTS = env_number("TRANSFER_MAX_ATTEMPTS", 2)
 # An export's zip stays downloadable this long, then the sweep removes it.
 EXPORT_RETENTION_HOURS = env_number("EXPORT_RETENTION_HOURS", 7 * 24.0, float)
+TRANSFER_JOB_RETENTION_DAYS = env_number("TRANSFER_JOB_RETENTION_DAYS", 30)
 
 
 # Seconds the cache's clients wait for Redis to connect or to answer: a Redis that hangs then costs a request

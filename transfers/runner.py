@@ -90,7 +90,8 @@ def _fail(job: Job, attempt: int, error: str) -> None:
 def sweep() -> list[int]:
     """Hand out again the queued jobs whose hand-out was lost, run again (or fail, after TRANSFER_MAX_ATTEMPTS)
     the running ones whose process has given no sign of life for TRANSFER_LOST_AFTER_SECONDS, and remove the
-    zips of exports past EXPORT_RETENTION_HOURS. The ids of the jobs to run."""
+    zips of exports past EXPORT_RETENTION_HOURS and the jobs finished TRANSFER_JOB_RETENTION_DAYS ago. The ids
+    of the jobs to run."""
     now = timezone.now()
     lost_before = now - timedelta(seconds=settings.TRANSFER_LOST_AFTER_SECONDS)
     to_run = []
@@ -106,6 +107,7 @@ def sweep() -> list[int]:
             logger.warning("job %s: its process died %s times: failed", job.pk, job.attempts)
             _fail(job, job.attempts, f"the job stopped with its process, {job.attempts} times")
     _remove_old_exports(now)
+    _remove_old_jobs(now)
     return to_run
 
 
@@ -123,3 +125,10 @@ def _remove_old_exports(now) -> None:
     for job in expired:
         if Job.objects.filter(pk=job.pk, result=job.result).update(result=""):
             default_storage.delete(job.result)
+
+
+def _remove_old_jobs(now) -> None:
+    """A finished job's row answers GET /jobs/{id} (its report) for TRANSFER_JOB_RETENTION_DAYS, then goes: its
+    export's zip went before (EXPORT_RETENTION_HOURS is shorter), an import's file when it ended."""
+    Job.objects.filter(status__in=[JobStatus.SUCCEEDED, JobStatus.FAILED], result="", finished_at__lt=now - timedelta(
+        days=settings.TRANSFER_JOB_RETENTION_DAYS)).delete()

@@ -87,3 +87,20 @@ def test_the_download_of_anything_but_a_succeeded_export_is_409(client_for, proj
     answer = client.get(f"{job_url(export['id'])}/download")
     assert (answer.status_code, answer.json()["error"]) == (409, f"export {export['id']} expired: start a new one")
     assert client.get(job_url(export["id"])).json()["job"]["download_url"] is None
+
+
+def test_the_sweep_removes_jobs_finished_past_their_retention(client_for, project, manager, start_import, run_jobs,
+                                                             settings):
+    client = client_for(manager)
+    imported = start_import(manager, sample("gh-issue-list.json"), filename="issues.json", source="github",
+                            name="Widgets").json()["job"]
+    export = client.post(export_url(project)).json()["job"]
+    run_jobs()
+    from transfers import runner
+    retention = timedelta(days=settings.TRANSFER_JOB_RETENTION_DAYS)
+    Job.objects.filter(pk=imported["id"]).update(finished_at=timezone.now() - retention - timedelta(minutes=1))
+    Job.objects.filter(pk=export["id"]).update(finished_at=timezone.now() - retention + timedelta(minutes=1))
+    runner.sweep()
+    answer = client_for(manager).get(job_url(imported["id"]))
+    assert (answer.status_code, answer.json()["code"]) == (404, "not_found")
+    assert client.get(job_url(export["id"])).json()["job"]["status"] == "succeeded"
