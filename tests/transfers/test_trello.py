@@ -27,6 +27,9 @@ def test_a_board_becomes_a_new_project(client_for, outsider, people, start_impor
     assert {n: (t.title, t.status.slug, t.archived_at is not None) for n, t in tickets.items()} == {
         1: ("New logo", "done", False), 2: ("Write the About page", "in_progress", False),
         3: ("Old landing page", "todo", True), 4: ("Cookie banner", "todo", False), 5: ("Flash intro", "graveyard", True)}
+    # A card's createCard action names its creator; a card without one was created by the importer.
+    assert {n: t.created_by.username for n, t in tickets.items()} == {
+        1: importer.username, 2: importer.username, 3: "ada", 4: importer.username, 5: importer.username}
     # Order by pos within a list: Cookie banner (16384) before Old landing page (32768).
     assert tickets[4].sort_order < tickets[3].sort_order
     about = tickets[2]

@@ -2,7 +2,7 @@
 
 Lists become statuses in `pos` order (a list named like a default column is that column), cards tickets (in
 `pos` order in their list, `idShort` their number in a new project), labels tags, checklists' items the
-checklist, `commentCard` actions comments. Cards that are closed, or on a closed list, come archived;
+checklist, `commentCard` actions comments, and a card's `createCard` action names its creator. Cards that are closed, or on a closed list, come archived;
 attachments are links appended to the description, never fetched.
 
 The file is read in several passes, one part at a time: what a card refers to (lists, labels, members) is
@@ -20,7 +20,7 @@ from ..writer import Writer
 from . import Passes, json_items, mapping, parse_day, parse_time, text_of
 
 LABEL = "Trello"
-PASSES = 7
+PASSES = 8
 # A list named like a default column is that column (decisions.md), by its name ignoring case.
 DEFAULT_COLUMNS = {
     "backlog": ("backlog", "backlog"), "to do": ("todo", "todo"), "todo": ("todo", "todo"),
@@ -43,7 +43,8 @@ def read(path: Path, writer: Writer, progress: Progress) -> None:
     closed_lists = _lists(passes, writer)
     labels = _labels(passes, writer)
     members = _members(passes)
-    _cards(passes, writer, closed_lists=closed_lists, labels=labels, members=members)
+    creators = _creators(passes)
+    _cards(passes, writer, closed_lists=closed_lists, labels=labels, members=members, creators=creators)
     _checklists(passes, writer)
     _comments(passes, writer)
 
@@ -90,8 +91,18 @@ def _members(passes: Passes) -> dict[str, Person]:
     return people
 
 
+def _creators(passes: Passes) -> dict[str, Person]:
+    """Who created each card, by card id, from its `createCard` action (a board's export may have left it out:
+    that card's creator is then the importer)."""
+    creators = {}
+    for where, action in _actions(passes, "createCard"):
+        card = mapping(mapping(action.get("data") or {}, f"{where}.data").get("card") or {}, f"{where}.data.card")
+        creators[str(card.get("id"))] = _member_creator(action, where)
+    return creators
+
+
 def _cards(passes: Passes, writer: Writer, *, closed_lists: set[str], labels: dict[str, str],
-           members: dict[str, Person]) -> None:
+           members: dict[str, Person], creators: dict[str, Person]) -> None:
     report = writer.report
     with passes.next() as stream:
         for index, card in enumerate(json_items(stream, "cards.item", "cards")):
@@ -116,7 +127,7 @@ def _cards(passes: Passes, writer: Writer, *, closed_lists: set[str], labels: di
                 number=card.get("idShort") if isinstance(card.get("idShort"), int) else None,
                 deadline=parse_day(card.get("due"), where=f"{where}.due", report=report),
                 position=_position(card.get("pos"), where), created_at=_created_at(card_id), updated_at=updated_at,
-                archived_at=(updated_at or datetime.now(UTC)) if archived else None,
+                archived_at=(updated_at or datetime.now(UTC)) if archived else None, creator=creators.get(card_id),
                 assignees=[members.get(member_id, Person(name=str(member_id)))
                            for member_id in card.get("idMembers") or []],
                 tags=tags))
@@ -153,22 +164,29 @@ def _each_checklist(passes: Passes):
 
 
 def _comments(passes: Passes, writer: Writer) -> None:
-    report = writer.report
+    for where, action in _actions(passes, "commentCard"):
+        data = mapping(action.get("data") or {}, f"{where}.data")
+        card = mapping(data.get("card") or {}, f"{where}.data.card")
+        writer.comment(CommentRow(
+            key=text_of(action.get("id"), where=f"{where}.id"), ticket=str(card.get("id")), where=where,
+            text=text_of(data.get("text"), where=f"{where}.data.text"), author=_member_creator(action, where),
+            created_at=parse_time(action.get("date"), where=f"{where}.date", report=writer.report)))
+
+
+def _actions(passes: Passes, kind: str):
+    """The board's actions of one type, with where each one stands."""
     with passes.next() as stream:
         for index, action in enumerate(json_items(stream, "actions.item", "actions")):
             where = f"actions[{index}]"
             action = mapping(action, where)
-            if action.get("type") != "commentCard":
-                continue
-            data = mapping(action.get("data") or {}, f"{where}.data")
-            card = mapping(data.get("card") or {}, f"{where}.data.card")
-            creator = mapping(action.get("memberCreator") or {}, f"{where}.memberCreator")
-            writer.comment(CommentRow(
-                key=text_of(action.get("id"), where=f"{where}.id"), ticket=str(card.get("id")), where=where,
-                text=text_of(data.get("text"), where=f"{where}.data.text"),
-                author=Person(username=text_of(creator.get("username"), where=f"{where}.memberCreator.username"),
-                              name=text_of(creator.get("fullName"), where=f"{where}.memberCreator.fullName")),
-                created_at=parse_time(action.get("date"), where=f"{where}.date", report=report)))
+            if action.get("type") == kind:
+                yield where, action
+
+
+def _member_creator(action: dict, where: str) -> Person:
+    creator = mapping(action.get("memberCreator") or {}, f"{where}.memberCreator")
+    return Person(username=text_of(creator.get("username"), where=f"{where}.memberCreator.username"),
+                  name=text_of(creator.get("fullName"), where=f"{where}.memberCreator.fullName"))
 
 
 def _position(value, where: str) -> int:
