@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from core.errors import RuleViolation
+from core.errors import RuleViolation, Unavailable
 
 from . import lockout
 from .consumers import (
@@ -18,6 +18,7 @@ from .consumers import (
     token_group,
     user_sockets_group,
 )
+from .hashers import PasswordChecksBusy
 from .models import ApiToken, User
 
 # last_used_at is written at most this often per token, so reads do not all become writes.
@@ -142,7 +143,11 @@ def confirm_password(*, user: User, password: str | None, address: str) -> None:
     if lockout.is_locked(user.username, address):
         raise RuleViolation(f"current_password: too many wrong attempts; try again in {lockout.lockout_minutes()} "
                             "minutes", field="current_password")
-    if not user.check_password(password):
+    try:
+        right = user.check_password(password)
+    except PasswordChecksBusy:
+        raise Unavailable("too many passwords are being checked right now; try again") from None
+    if not right:
         lockout.record_failure(user.username, address)
         raise RuleViolation("current_password is wrong", field="current_password")
     lockout.clear(user.username, address)
