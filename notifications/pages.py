@@ -16,7 +16,7 @@ from .unsubscribe import InvalidLink, user_of
 # valid one without having the e-mail, and all it can do is turn that user's e-mails off.
 @csrf_exempt
 @never_cache
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def unsubscribe(request, token: str):
     """GET: a page with a button that turns the e-mails off; POST (that button, or a mail client): turns them off."""
     try:

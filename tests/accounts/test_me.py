@@ -3,6 +3,7 @@ notifications."""
 
 import pytest
 
+from accounts.hashers import password_check_turn
 from accounts.models import EmailNotifications, User
 from tests.factories import PASSWORD, UserFactory
 
@@ -139,3 +140,15 @@ def test_wrong_methods_are_405(client_for, ada):
     assert api.post(ME, {}).status_code == 405
     assert api.get(UPDATE).status_code == 405
     assert User.objects.get(pk=ada.pk).email_notifications == EmailNotifications.INSTANT
+
+
+def test_a_password_that_finds_no_turn_to_be_checked_is_503_and_changes_nothing(client_for, settings):
+    settings.PASSWORD_HASHERS = ["tests.security.test_login_lockout.QuickBoundedHasher"]
+    settings.PASSWORD_CHECKS_PER_PROCESS, settings.PASSWORD_CHECK_WAIT_SECONDS = 1, 0.2
+    ada = UserFactory(username="ada", email="ada@example.com")  # hashed by the bounded hasher
+    api = client_for(ada)
+    with password_check_turn():  # the process's only turn, taken
+        response = api.post(UPDATE, {"email": "new@example.com", "current_password": PASSWORD})
+    assert (response.status_code, response.json()["code"], "Retry-After" in response) == (503, "unavailable", True)
+    assert account_of(ada)[1] == "ada@example.com"
+    assert api.post(UPDATE, {"email": "new@example.com", "current_password": PASSWORD}).status_code == 200
