@@ -7,8 +7,6 @@ once the account's address has changed, whoever holds the old mailbox can no lon
 preferences. It does not expire: a mail client may offer the link long after the e-mail came.
 """
 
-from urllib.parse import urljoin
-
 from django.conf import settings
 from django.core import signing
 from django.urls import reverse
@@ -32,7 +30,8 @@ def unsubscribe_token(user: User) -> str:
 
 
 def unsubscribe_url(user: User) -> str:
-    return urljoin(settings.SITE_URL, reverse("unsubscribe", args=[unsubscribe_token(user)]))
+    """Under SITE_URL, its path included (a site served under a prefix)."""
+    return f"{settings.SITE_URL.rstrip('/')}{reverse('unsubscribe', args=[unsubscribe_token(user)])}"
 
 
 def user_of(token: str) -> User:

@@ -30,9 +30,10 @@ def preference_of(user) -> str:
     return user.email_notifications
 
 
-def test_the_url_is_absolute_on_site_url(ada, settings):
-    settings.SITE_URL = "https://tracker.example.org"
-    assert unsubscribe_url(ada) == f"https://tracker.example.org/unsubscribe/{unsubscribe_token(ada)}/"
+@pytest.mark.parametrize("site_url", ["https://tracker.example.org", "https://example.org/tracker/"])
+def test_the_url_is_absolute_on_site_url(ada, settings, site_url):
+    settings.SITE_URL = site_url
+    assert unsubscribe_url(ada) == f"{site_url.rstrip('/')}/unsubscribe/{unsubscribe_token(ada)}/"
     assert unsubscribe_token(ada).startswith(f"{ada.pk}:")
 
 
