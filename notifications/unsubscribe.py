@@ -7,13 +7,17 @@ once the account's address has changed, whoever holds the old mailbox can no lon
 preferences. It does not expire: a mail client may offer the link long after the e-mail came.
 """
 
+import re
+
 from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
 from accounts.models import User
+from core.api.fields import ObjectIdConverter
 
 SALT = "notifications.unsubscribe"
+ID = re.compile(ObjectIdConverter.regex)
 
 
 class InvalidLink(Exception):
@@ -37,7 +41,8 @@ def unsubscribe_url(user: User) -> str:
 def user_of(token: str) -> User:
     """The user a token was made for, or InvalidLink (tampered, of another address, or of no user now)."""
     user_id, _, _ = token.partition(":")
-    user = User.objects.filter(pk=int(user_id)).first() if user_id.isdigit() else None
+    # ASCII digits that fit the id column: a longer number would overflow the database driver (a 500).
+    user = User.objects.filter(pk=int(user_id)).first() if ID.fullmatch(user_id) else None
     if user is None:
         raise InvalidLink()
     try:

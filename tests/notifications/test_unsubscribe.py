@@ -71,6 +71,8 @@ def tampered_tokens(ada, bob) -> dict[str, str]:
         "no signature": user_id,
         "not an id": f"x{user_id}:{signature}",
         "a user that does not exist": f"{bob.pk + 1000}:{signature}",
+        "a number too large to be an id": f"{'9' * 30}:{signature}",
+        "digits of another script": f"{''.join(chr(0x660 + int(digit)) for digit in user_id)}:{signature}",
         "garbage": "not-a-token",
     }
 
