@@ -6,6 +6,7 @@ from django.utils import timezone
 from core.ratelimit import client_bucket
 
 from . import lockout
+from .models import EmailNotifications, User
 
 
 class GenerateTokenForm(forms.Form):
@@ -52,3 +53,37 @@ class LoginForm(LockoutMixin, AuthenticationForm):
 
 class AdminLoginForm(LockoutMixin, AdminAuthenticationForm):
     pass
+
+
+NOTIFICATION_CHOICES = [
+    (EmailNotifications.INSTANT, "Each notification, as it happens"),
+    (EmailNotifications.DIGEST, "One e-mail a day with what arrived"),
+    (EmailNotifications.OFF, "None"),
+]
+
+
+class ProfileForm(forms.Form):
+    """The profile page's fields; the rules (a new address needs the password) are the service's."""
+
+    name = forms.CharField(max_length=150, required=False, help_text="Leave empty to be shown by your username.",
+                           widget=forms.TextInput(attrs={"autocomplete": "name"}))
+    email = forms.EmailField(max_length=254, label="E-mail address",
+                             widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    email_notifications = forms.ChoiceField(choices=NOTIFICATION_CHOICES, widget=forms.RadioSelect,
+                                            label="E-mail notifications")
+    current_password = forms.CharField(
+        required=False, strip=False, help_text="Needed only to change your e-mail address.",
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}))
+
+    def __init__(self, data=None, *, user: User):
+        super().__init__(data, initial={"name": user.name, "email": user.email,
+                                        "email_notifications": user.email_notifications})
+        # An account made without an address (createuser) may keep none; one that has an address cannot clear it.
+        self.fields["email"].required = bool(user.email)
+
+    def changes(self) -> dict:
+        """The cleaned fields as accounts.services.update_profile takes them: what is empty stays."""
+        data = self.cleaned_data
+        return {"name": data["name"], "email": data["email"] or None,
+                "email_notifications": data["email_notifications"],
+                "current_password": data["current_password"] or None}

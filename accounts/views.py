@@ -1,6 +1,7 @@
 from datetime import datetime, time, timezone
 from functools import wraps
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
@@ -8,10 +9,12 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from core.errors import RuleViolation
+from core.cache import CountersUnavailable
+from core.errors import RuleViolation, Unavailable
+from core.ratelimit import client_bucket
 
 from . import services
-from .forms import GenerateTokenForm
+from .forms import GenerateTokenForm, ProfileForm
 from .models import ApiToken
 
 
@@ -41,6 +44,24 @@ def api_access(request):
             form = GenerateTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
     return render(request, "accounts/api_access.html", {"form": form, "tokens": tokens, "issued": issued})
+
+
+@never_cache
+@login_required
+def profile(request):
+    """The caller's name, e-mail address and e-mail notifications, changed by the same rules as /api/v1/me/update."""
+    form = ProfileForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.update_profile(user=request.user, address=client_bucket(request), **form.changes())
+        except RuleViolation as refused:  # the current password missing, wrong, or locked out
+            form.add_error(refused.field, refused.message.replace("current_password", "The current password", 1))
+        except (Unavailable, CountersUnavailable):  # the password could not be checked now
+            form.add_error(None, "Your password could not be checked right now; try again in a moment.")
+        else:
+            messages.success(request, "Your profile is saved.")
+            return redirect("profile")
+    return render(request, "accounts/profile.html", {"form": form})
 
 
 @login_required

@@ -17,6 +17,7 @@ api_v1 = [
     path("schema/swagger-ui/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
     path("schema/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
     path("markdown", MarkdownViewSet.as_view({"post": "render"}), name="markdown-render"),
+    path("", include("accounts.api_urls")),
     path("", include("projects.urls")),
     path("", include("tickets.urls")),
     path("", include("timetracking.urls")),
@@ -44,6 +45,7 @@ urlpatterns = [
     path("", include("tickets.page_urls")),
     path("", include("projects.page_urls")),
     path("", include("docs_area.page_urls")),
+    path("", include("notifications.page_urls")),
     path("", include("accounts.urls")),
 ]
 

@@ -36,6 +36,7 @@ TIMESTAMP = {
 }
 # The area an operation is listed under, by its path: the first pattern that matches.
 AREAS = [
+    (r"^/api/v1/me\b", "account"),
     (r"/time-entries|/time-report", "time tracking"),
     (r"/notifications", "notifications"),
     (r"/docs\b", "docs"),

@@ -85,7 +85,7 @@ function drawCard(ticket) {
   field("priority").textContent = ticket.priority ?? "";
   field("priority").dataset.priority = ticket.priority ?? "none";
   field("title").textContent = ticket.title;
-  field("title").href = ticketLink(ticket.id);
+  field("title").href = ticketLink(ticket.project_ticket_number);
   field("tags").append(...ticket.tags.map(drawTag));
   drawChecklist(field("checklist"), ticket);
   field("comments").textContent = ticket.reaction_count || "";
@@ -98,8 +98,13 @@ function drawCard(ticket) {
   return card;
 }
 
-function ticketLink(ticketId) {
-  return `${board.dataset.pageUrl}?ticket=${ticketId}`;
+// A ticket's panel on this page: `?ticket=<number>`, the number of its reference, as e-mails link it.
+function ticketLink(number) {
+  return `${board.dataset.pageUrl}?ticket=${number}`;
+}
+
+function ticketNumbered(number) {
+  return [...tickets.values()].find((ticket) => ticket.project_ticket_number === number);
 }
 
 function drawTag(tag) {
@@ -355,6 +360,7 @@ window.trackerBoard = {
   notify,
   reload: () => reloadBoard(),
   ticket: (ticketId) => tickets.get(ticketId),
+  ticketNumbered,
   payload: () => payload,
   statusLabel: (slug) => columns.get(slug)?.dataset.label ?? slug,
   ticketLink,

@@ -53,7 +53,8 @@
   function item(notification) {
     const row = document.createElement("li");
     const link = document.createElement("a");
-    link.href = `/projects/${notification.project_id}/board/?ticket=${notification.ticket_id}`;
+    // A notification knows its ticket's global id, not its number: the board page takes either.
+    link.href = `/projects/${notification.project_id}/board/?ticket_id=${notification.ticket_id}`;
     link.className = "notification";
     link.classList.toggle("unread", notification.read_at === null);
     link.dataset.projectId = notification.project_id;

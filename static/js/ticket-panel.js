@@ -1,5 +1,6 @@
 // The ticket panel: a card's detail beside the board, opened by a click on the card, by a link with
-// `?ticket=<id>` (the notifications menu's) or on load. Everything is read from and written to the API;
+// `?ticket=<number>` (e-mails', and the address bar's while a panel is open) or `?ticket_id=<id>` (the
+// notifications menu's) on load. Everything is read from and written to the API;
 // frames of the board socket about the open ticket refresh it, so changes made elsewhere show while it is
 // open. The description is Markdown: the page shows it as the server renders it, through the docs pages'
 // sanitizing renderer (the detail's `description_html`), never as HTML built here. The description is saved with
@@ -57,7 +58,7 @@
     }
     panel.hidden = false;
     document.body.classList.add("panel-open");
-    history.replaceState(null, "", tb.ticketLink(ticketId));
+    history.replaceState(null, "", tb.ticketLink(ticket.project_ticket_number));
     panel.focus();
     refresh({ time: true });
   }
@@ -578,8 +579,11 @@
   });
 
   document.addEventListener("DOMContentLoaded", () => {
-    const asked = new URLSearchParams(window.location.search).get("ticket");
-    if (asked) openTicket(Number(asked));
+    // board.js has drawn the board by now (its listener came first). A number not on it (archived, deleted,
+    // mistyped) opens nothing: openTicket says so.
+    const asked = new URLSearchParams(window.location.search);
+    if (asked.has("ticket_id")) openTicket(Number(asked.get("ticket_id")));
+    else if (asked.has("ticket")) openTicket(tb.ticketNumbered(Number(asked.get("ticket")))?.id);
   });
 
   // What ticket-panel-work.js builds on: the open ticket, the write path, the actions and forms it adds.

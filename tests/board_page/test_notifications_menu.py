@@ -40,7 +40,7 @@ def test_the_menu_lists_live_opens_the_ticket_and_marks_read(site, project, open
     panel = browser.find_element(By.CSS_SELECTOR, "[data-panel=ticket]")
     wait.until(lambda _: panel.find_element(By.ID, "panel-title").text == "Land softly")
     assert not browser.find_element(By.CSS_SELECTOR, "#notifications-panel").is_displayed()
-    assert browser.current_url.endswith(f"?ticket={first['id']}")
+    assert browser.current_url.endswith(f"?ticket={first['project_ticket_number']}")
     wait.until(expected_conditions.text_to_be_present_in_element(BADGE, "1"))
     assert still_same_document(browser)
 
@@ -65,5 +65,5 @@ def test_from_another_page_a_notification_leads_to_its_ticket_on_its_board(site,
     browser.find_element(By.CSS_SELECTOR, "a.notification").click()
 
     wait.until(lambda _: browser.find_element(By.ID, "panel-title").text == "Land softly")
-    assert browser.current_url.endswith(f"{project.page}?ticket={ticket['id']}")
+    assert browser.current_url.endswith(f"{project.page}?ticket={ticket['project_ticket_number']}")
     wait.until(lambda _: site.ok(dee, "GET", "/api/v1/notifications/unread-count") == {"count": 0})

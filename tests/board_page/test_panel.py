@@ -51,7 +51,7 @@ def test_the_panel_shows_the_ticket_and_its_markdown_and_runs_none_of_it(site, p
     assert [item.text for item in panel.find_elements(By.CSS_SELECTOR, "[data-panel-list=checklist] li")] == [
         "Check fuel", "Check wings"]
     assert "Looks good" in in_panel(panel, "[data-panel-list=comments]").text
-    assert browser.current_url.endswith(f"{project.page}?ticket={ticket['id']}")
+    assert browser.current_url.endswith(f"{project.page}?ticket={ticket['project_ticket_number']}")
     shoot(browser, "panel-1-open")
 
     in_panel(panel, "[data-panel-action=close]").click()
@@ -62,7 +62,7 @@ def test_the_panel_shows_the_ticket_and_its_markdown_and_runs_none_of_it(site, p
 def test_a_link_to_a_ticket_opens_its_panel(site, project, open_browser):
     ticket = site.add_ticket(project, "Land softly")
     browser = open_browser()
-    wait = open_board(browser, site, "ada", project, query=f"?ticket={ticket['id']}")
+    wait = open_board(browser, site, "ada", project, query=f"?ticket={ticket['project_ticket_number']}")
     wait.until(lambda _: in_panel(panel_of(browser), "#panel-title").text == "Land softly")
 
 

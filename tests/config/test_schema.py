@@ -50,7 +50,7 @@ def test_schema_validates_against_the_openapi_specification(client, db):
 def test_every_operation_has_a_summary_an_area_and_its_errors(client, db):
     schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     areas = {"projects", "tickets", "comments", "checklist", "blockers", "attachments", "tags", "time tracking",
-             "notifications", "docs", "events", "webhooks", "transfers", "markdown"}
+             "notifications", "docs", "events", "webhooks", "transfers", "markdown", "account"}
     for path, item in schema["paths"].items():
         for method, operation in item.items():
             where = f"{method} {path}"

@@ -42,7 +42,7 @@ def pages(site):
     return {
         "projects": ("/projects/", "projects"),
         "board": (project.page, "board"),
-        "board-panel": (f"{project.page}?ticket={ticket['id']}", "board"),
+        "board-panel": (f"{project.page}?ticket={ticket['project_ticket_number']}", "board"),
         "settings": (f"/projects/{project.id}/settings/", "settings"),
         "docs-home": (f"{docs}/", "docs"),
         "docs-article": (f"{docs}/articles/{article['id']}/", "docs"),
