@@ -463,6 +463,9 @@ PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 if PROMETHEUS_MULTIPROC_DIR:  # any process that counts writes there (a management command before the server)
     Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
 
+# The absolute base of the links in e-mails (decisions.md, "E-mail").
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+
 # Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
 # per line, for log shippers.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
