@@ -72,8 +72,9 @@ class SilentServer:
 
 
 def text_of(message: EmailMessage) -> str:
-    return message.get_body(preferencelist=("plain",)).get_content()
+    """The plain-text part, with its lines ended as Python's are (SMTP sends CRLF)."""
+    return message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
 
 
 def html_of(message: EmailMessage) -> str:
-    return message.get_body(preferencelist=("html",)).get_content()
+    return message.get_body(preferencelist=("html",)).get_content().replace("\r\n", "\n")
