@@ -52,6 +52,8 @@ def email_fields(member, type: NotificationType, *, quote: str) -> dict:
 
 def send_due(*, now: datetime) -> None:
     """Queue the e-mails whose time has come at `now`, and clear the notifications nobody is to receive."""
+    if not Notification.objects.exclude(email_status="").exists():  # the usual answer: no transaction, no lock
+        return
     with transaction.atomic():
         done, held = [], []
         by_user = defaultdict(list)
