@@ -41,8 +41,8 @@ class Email:
 def compose(user: User, notifications: list[Notification], *, digest: bool = False) -> Email:
     """The e-mail to `user` listing `notifications` (one ticket's or several)."""
     sections = sections_of(notifications)
-    context = {"sections": sections, "digest": digest, "unsubscribe": unsubscribe_url(user)}
-    headers = {"Auto-Submitted": "auto-generated", "List-Unsubscribe": f"<{context['unsubscribe']}>",
+    unsubscribe = unsubscribe_url(user)
+    headers = {"Auto-Submitted": "auto-generated", "List-Unsubscribe": f"<{unsubscribe}>",
                "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
     if len(sections) == 1 and not digest:
         subject = f"[{sections[0].ref}] {sections[0].title}"
@@ -50,6 +50,7 @@ def compose(user: User, notifications: list[Notification], *, digest: bool = Fal
         headers.update({"In-Reply-To": thread, "References": thread})
     else:
         subject = summary_subject(len(notifications), len(sections), digest=digest)
+    context = {"sections": sections, "digest": digest, "unsubscribe": unsubscribe, "subject": subject}
     return Email(subject=subject, text=render_to_string("notifications/email/notifications.txt", context),
                  html=render_to_string("notifications/email/notifications.html", context), headers=headers)
 

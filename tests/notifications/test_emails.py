@@ -151,9 +151,11 @@ def test_who_turned_emails_off_or_left_meanwhile_gets_nothing(mailing, client_fo
     ada, bob, eve, cy = member("ada"), member("bob"), member("eve"), member("cy")
     ticket.assignees.set([ada, bob, eve])
     comment(client_for(cy), ticket, "Hello")
+    assert Notification.objects.exclude(email_status="").count() == 4  # the creator's, ada's, bob's and eve's
     type(ada).objects.filter(pk=ada.pk).update(email_notifications=EmailNotifications.OFF)
     Membership.objects.filter(user=bob).delete()
     sweep()
+    assert sorted(to for to, _ in queued_subjects()) == sorted([ticket.created_by.email, "eve@example.com"])
     assert sorted(received(mailing, 2)) == sorted([ticket.created_by.email, "eve@example.com"])
     assert Notification.objects.exclude(email_status="").count() == 0
 
