@@ -200,6 +200,9 @@ WEBHOOK_SWEEP_SECONDS = env_number("WEBHOOK_SWEEP_SECONDS", 2.0, float)
 BACKGROUND_SCHEDULE: dict[str, float] = {
     "webhooks.tasks.sweep": WEBHOOK_SWEEP_SECONDS,  # due retries, lost hand-outs, pruning, the backlog's gauges
     "transfers.tasks.sweep": env_number("TRANSFER_SWEEP_SECONDS", 15.0, float),
+    "core.tasks.sweep_emails": env_number("EMAIL_SWEEP_SECONDS", 30.0, float),  # due retries, lost hand-outs
+    # notification e-mails whose batch, digest or hour has come (README "E-mail")
+    "notifications.tasks.send_emails": env_number("EMAIL_NOTIFICATION_SWEEP_SECONDS", 10.0, float),
 }
 # Long-lived parts of background work, started with the process that does it (a worker, or the web process
 # without workers): modules with start() and stop().
@@ -225,6 +228,45 @@ WEBHOOK_DISABLE_AFTER_DAYS = env_number("WEBHOOK_DISABLE_AFTER_DAYS", 5.0, float
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_number("WEBHOOK_DELIVERY_RETENTION_DAYS", 30.0, float)
 if WEBHOOK_LOST_AFTER_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("WEBHOOK_LOST_AFTER_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+
+
+# ---- E-mail (core/mail.py, README "E-mail") ---------------------------------------------------------------
+# Sent over SMTP to EMAIL_HOST; without one, printed on the console (`make run` shows them).
+def email_backend(host: str) -> str:
+    return "django.core.mail.backends.smtp.EmailBackend" if host else "django.core.mail.backends.console.EmailBackend"
+
+
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = email_backend(EMAIL_HOST)
+EMAIL_PORT = env_number("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+# Seconds an SMTP server may take to connect or answer before the attempt fails (and is retried).
+EMAIL_TIMEOUT = env_number("EMAIL_TIMEOUT", 10.0, float)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "tracker@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The absolute base of the links in e-mails (and their Message-ID's host).
+SITE_URL = (os.environ.get("SITE_URL")
+            or f"http://{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}").rstrip("/")
+# Notification e-mails (notifications/emails.py): a recipient's notifications about one ticket within
+# EMAIL_BATCH_SECONDS of the first go as one e-mail; `digest` recipients get one a day at EMAIL_DIGEST_HOUR (UTC);
+# past EMAIL_MAX_PER_USER_PER_HOUR notification e-mails in an hour, the rest wait for the next hour as one.
+EMAIL_BATCH_SECONDS = env_number("EMAIL_BATCH_SECONDS", 60.0, float)
+EMAIL_DIGEST_HOUR = env_number("EMAIL_DIGEST_HOUR", 7)
+EMAIL_MAX_PER_USER_PER_HOUR = env_number("EMAIL_MAX_PER_USER_PER_HOUR", 30)
+if not 0 <= EMAIL_DIGEST_HOUR <= 23:
+    raise ImproperlyConfigured("EMAIL_DIGEST_HOUR is an hour of the day, 0 to 23 (UTC)")
+# Seconds before each retry of an e-mail the SMTP server did not take; after the last one it is given up.
+EMAIL_RETRY_SCHEDULE = [int(delay) for delay in env_list("EMAIL_RETRY_SCHEDULE", ["60", "300", "1800"])]
+# An e-mail claimed by a process that has not recorded its attempt after this long is presumed lost with it
+# (and one queued but not claimed for this long, lost with its hand-out): the sweep hands it out again.
+EMAIL_LOST_AFTER_SECONDS = env_number("EMAIL_LOST_AFTER_SECONDS", 120.0, float)
+# Sent e-mails are kept this long (then the sweep removes them); failed ones too.
+EMAIL_RETENTION_DAYS = env_number("EMAIL_RETENTION_DAYS", 7.0, float)
+if EMAIL_LOST_AFTER_SECONDS <= EMAIL_TIMEOUT * 3:
+    raise ImproperlyConfigured("EMAIL_LOST_AFTER_SECONDS must exceed three EMAIL_TIMEOUTs (connect, send, quit)")
 
 
 # ---- Import and export (README "Import and export") ---------------------------------------------
@@ -431,9 +473,6 @@ METRICS_ENABLED = bool(METRICS_TOKEN or METRICS_ALLOWED_IPS)
 PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 if PROMETHEUS_MULTIPROC_DIR:  # any process that counts writes there (a management command before the server)
     Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
-
-# The absolute base of the links in e-mails (decisions.md, "E-mail").
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 
 # Every line names the request it was written for (core/request_id.py); LOG_FORMAT=json: one JSON object
 # per line, for log shippers.

@@ -45,6 +45,8 @@ DB_POOL_CONNECTIONS = Gauge("tracker_db_pool_connections", "PostgreSQL connectio
 DB_POOL_WAITING = Gauge("tracker_db_pool_waiting_requests", "Requests waiting for a pooled connection",
                         multiprocess_mode="livesum")
 WEBHOOK_DELIVERIES = Counter("tracker_webhook_deliveries", "Webhook delivery attempts, by their outcome", ["outcome"])
+EMAILS = Counter("tracker_emails", "E-mail sending attempts, by kind (notification, digest, invitation, ...) and "
+                 "outcome (sent; retried later; failed: given up after the last retry)", ["kind", "outcome"])
 # Measured by the webhook sweep (every WEBHOOK_SWEEP_SECONDS, in each process that sweeps): the latest measure wins.
 WEBHOOK_BACKLOG = Gauge("tracker_webhook_backlog", "Webhook deliveries not yet delivered nor failed (pending or "
                         "retrying)", multiprocess_mode="mostrecent")

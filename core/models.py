@@ -1,4 +1,5 @@
-"""The one table of the shared plumbing: the answers kept for Idempotency-Key retries (core/idempotency.py)."""
+"""The tables of the shared plumbing: the answers kept for Idempotency-Key retries (core/idempotency.py) and the
+e-mails waiting to be sent (core/mail.py)."""
 
 from django.conf import settings
 from django.db import models
@@ -21,3 +22,38 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.status or 'in flight'})"
+
+
+class OutboundEmail(models.Model):
+    """One e-mail, stored in the transaction of the write that caused it, sent by the background workers
+    (core/mail.py): `pending` until an SMTP server accepts it (`sent`) or its last retry fails (`failed`)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENT = "sent"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=40, help_text="notification, digest, invitation, password_reset, ...")
+    to = models.CharField(max_length=254)
+    subject = models.CharField(max_length=998)
+    text = models.TextField()
+    html = models.TextField(blank=True, default="")
+    headers = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField()
+    next_attempt_at = models.DateTimeField()
+    # Set while one process sends it, so that no other sends it too; one left set past EMAIL_LOST_AFTER_SECONDS
+    # belonged to a process that died.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="pending"),
+                                name="core_outboundemail_due"),
+                   # A recipient's e-mails of a kind this hour (notifications/emails.py: the hourly cap).
+                   models.Index(fields=["to", "kind", "created_at"], name="core_outboundemail_recipient")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to {self.to} ({self.status})"

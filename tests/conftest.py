@@ -17,6 +17,7 @@ from projects.roles import Role
 
 from .browser_site import browsers_checked, console_of, console_problems, new_browser, serving_site, sign_in
 from .factories import MembershipFactory, ProjectFactory, UserFactory
+from .mail import SmtpServer
 from .s3 import MotoServer
 from .schema import SchemaCheckedClient
 
@@ -93,6 +94,21 @@ def bucket(s3_server, settings):
     for name, value in bucket.settings().items():
         setattr(settings, name, {**settings.STORAGES, **value} if name == "STORAGES" else value)
     return bucket
+
+
+@pytest.fixture
+def smtp_server(settings, transactional_db):
+    """A real SMTP server (tests/mail.py) that this test's e-mails go to, sent by this process's background runner
+    after the writes commit; `smtp_server.wait_for(count)` waits for them."""
+    with SmtpServer() as server:
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
+        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+        settings.CELERY_BROKER_URL = ""
+        settings.BACKGROUND_SCHEDULE = {}
+        yield server
+        background.stop_local_runner()
 
 
 @pytest.fixture
