@@ -9,12 +9,12 @@ preferences. It does not expire: a mail client may offer the link long after the
 
 import re
 
-from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
 from accounts.models import User
 from core.api.fields import ObjectIdConverter
+from core.mail import site_url
 
 SALT = "notifications.unsubscribe"
 ID = re.compile(ObjectIdConverter.regex)
@@ -35,7 +35,7 @@ def unsubscribe_token(user: User) -> str:
 
 def unsubscribe_url(user: User) -> str:
     """Under SITE_URL, its path included (a site served under a prefix)."""
-    return f"{settings.SITE_URL.rstrip('/')}{reverse('unsubscribe', args=[unsubscribe_token(user)])}"
+    return site_url(reverse("unsubscribe", args=[unsubscribe_token(user)]))
 
 
 def user_of(token: str) -> User:
