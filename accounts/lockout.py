@@ -37,6 +37,7 @@ from .hashers import PasswordChecksBusy
 FROM_YOUR_ADDRESS = "Too many login attempts from your address."
 FOR_THIS_USERNAME = "Too many login attempts for this username."
 CHECKS_BUSY = "Too many logins are being checked right now."
+RESETS_FROM_YOUR_ADDRESS = "Too many password reset requests from your address."
 
 
 def _pair_key(username: str, address: str) -> str:
@@ -97,12 +98,20 @@ def unavailable_page(request) -> HttpResponse:
 
 
 def counted_reset(view):
-    """The password reset view, which counts each address asked for (`reset_allowed`): when the counts cannot be
-    taken (Redis out of reach), a 503 page, for a known address and an unknown one alike."""
+    """The password reset view, whose POSTs count against the client address's LOGIN_RATE_LIMIT_PER_MINUTE (over
+    it, a 429 page, before the form is looked at), and which counts each e-mail address asked for
+    (`reset_allowed`). When the counts cannot be taken (Redis out of reach), a 503 page, for a known address
+    and an unknown one alike."""
 
     @wraps(view)
     def counted(request, *args, **kwargs):
         try:
+            if request.method == "POST":
+                [by_address] = charge_each((f"password-reset:{client_bucket(request)}",
+                                            settings.LOGIN_RATE_LIMIT_PER_MINUTE))
+                if by_address.exceeded:
+                    return limited_page(request, RESETS_FROM_YOUR_ADDRESS, by_address.retry_after(),
+                                        title="Too many password reset requests")
             return view(request, *args, **kwargs)
         except CountersUnavailable:
             return unavailable_page(request)
@@ -135,8 +144,8 @@ def _name_digest(username: str) -> str:
     return hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
 
 
-def limited_page(request, reason: str, retry_after: int) -> HttpResponse:
+def limited_page(request, reason: str, retry_after: int, title: str = "Too many login attempts") -> HttpResponse:
     response = render(request, "registration/login_limited.html",
-                      {"reason": reason, "retry_after": retry_after}, status=429)
+                      {"reason": reason, "retry_after": retry_after, "title": title}, status=429)
     response["Retry-After"] = str(retry_after)
     return response

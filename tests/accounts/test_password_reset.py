@@ -119,3 +119,13 @@ def test_the_reset_page_answers_503_alike_when_the_counters_are_out_of_reach(ref
     known, unknown = ask_reset("ada@example.com"), ask_reset("nobody@example.com")
     assert known.status_code == unknown.status_code == 503 and known.content == unknown.content
     assert not OutboundEmail.objects.exists()
+
+
+def test_requests_from_one_address_are_limited_a_minute(settings):
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
+    UserFactory(email="ada@example.com")
+    assert [ask_reset(f"someone{n}@example.com").status_code for n in range(2)] == [302, 302]
+    limited = ask_reset("ada@example.com")
+    assert limited.status_code == 429 and int(limited["Retry-After"]) >= 1
+    assert "Too many password reset requests from your address." in limited.content.decode()
+    assert not OutboundEmail.objects.exists()
