@@ -220,3 +220,14 @@ class TestListAndRevoke:
         make_invitation(project, "grace@example.com")
         grace = UserFactory(email="grace@example.com")
         assert client_for(grace).get(f"/api/v1/projects/{project.id}").status_code == 404
+
+
+def test_an_invitation_takes_a_fixed_number_of_statements(client_for, project, manager,
+                                                           django_assert_max_num_queries):
+    client = client_for(manager)
+    client.get(f"/api/v1/projects/{project.id}")  # the token's last use, written once a minute
+    # token, membership, savepoint, the project's lock, a member with the address, a pending invitation to it,
+    # the invitation, its e-mail in the outbox, release
+    with django_assert_max_num_queries(9):
+        assert client.post(invitations_url(project), {"email": "grace@example.com", "role": "viewer"}).status_code \
+            == 201
