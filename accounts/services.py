@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from core.errors import RuleViolation
 
+from . import lockout
 from .consumers import (
     close_sockets_after_commit,
     move_expiry_after_commit,
@@ -115,3 +116,40 @@ def create_user(
     user.full_clean(exclude=["password"])
     user.save()
     return user
+
+
+def update_profile(
+    *, user: User, name: str | None = None, email: str | None = None, email_notifications: str | None = None,
+    current_password: str | None = None, address: str = "",
+) -> User:
+    """The user's own changes to their name, e-mail address and e-mail notifications (the API's /me/update, the
+    profile page, an unsubscribe link); what is None stays. A new address needs the current password, checked
+    as a login's is from `address` (the client's, for the lockout): whoever holds only a token or an open
+    session cannot send the account's mail, password resets included, elsewhere."""
+    changes = {"name": name, "email_notifications": email_notifications}
+    if email is not None:
+        email = User.objects.normalize_email(email)
+        if email != user.email:
+            confirm_password(user=user, password=current_password, address=address)
+            changes["email"] = email
+    changes = {field: value for field, value in changes.items() if value is not None}
+    if changes:
+        User.objects.filter(pk=user.pk).update(**changes)
+        for field, value in changes.items():
+            setattr(user, field, value)
+    return user
+
+
+def confirm_password(*, user: User, password: str | None, address: str) -> None:
+    """Refuse (422 naming current_password) a missing or wrong password. Wrong ones count as failed logins of
+    the user from that address (accounts/lockout.py), so a stolen token cannot guess it faster than the login
+    page could; while locked out, the password is not checked."""
+    if not password:
+        raise RuleViolation("current_password is required to change email", field="current_password")
+    if lockout.is_locked(user.username, address):
+        raise RuleViolation(f"current_password: too many wrong attempts; try again in {lockout.lockout_minutes()} "
+                            "minutes", field="current_password")
+    if not user.check_password(password):
+        lockout.record_failure(user.username, address)
+        raise RuleViolation("current_password is wrong", field="current_password")
+    lockout.clear(user.username, address)

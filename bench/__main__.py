@@ -24,7 +24,7 @@ FIGURES = {
     "fanout": "figures", "pages": "figures", "etag": "figures", "moves": "figures",
     "idempotency": "idempotency_bench", "webhooks": "figures",
     "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet", "board_page": "board_page",
-    "transfers": "transfers_bench",
+    "transfers": "transfers_bench", "emails": "email_bench",
     "abuse_sockets": "availability", "abuse_slow": "availability", "abuse_bodies": "availability",
     "abuse_logins": "availability", "abuse_bucket": "availability",
 }

@@ -201,6 +201,8 @@ BACKGROUND_SCHEDULE: dict[str, float] = {
     "webhooks.tasks.sweep": WEBHOOK_SWEEP_SECONDS,  # due retries, lost hand-outs, pruning, the backlog's gauges
     "transfers.tasks.sweep": env_number("TRANSFER_SWEEP_SECONDS", 15.0, float),
     "core.tasks.sweep_emails": env_number("EMAIL_SWEEP_SECONDS", 30.0, float),  # due retries, lost hand-outs
+    # notification e-mails whose batch, digest or hour has come (README "E-mail")
+    "notifications.tasks.send_emails": env_number("EMAIL_NOTIFICATION_SWEEP_SECONDS", 10.0, float),
 }
 # Long-lived parts of background work, started with the process that does it (a worker, or the web process
 # without workers): modules with start() and stop().
@@ -248,6 +250,14 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The absolute base of the links in e-mails (and their Message-ID's host).
 SITE_URL = (os.environ.get("SITE_URL")
             or f"http://{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}").rstrip("/")
+# Notification e-mails (notifications/emails.py): a recipient's notifications about one ticket within
+# EMAIL_BATCH_SECONDS of the first go as one e-mail; `digest` recipients get one a day at EMAIL_DIGEST_HOUR (UTC);
+# past EMAIL_MAX_PER_USER_PER_HOUR notification e-mails in an hour, the rest wait for the next hour as one.
+EMAIL_BATCH_SECONDS = env_number("EMAIL_BATCH_SECONDS", 60.0, float)
+EMAIL_DIGEST_HOUR = env_number("EMAIL_DIGEST_HOUR", 7)
+EMAIL_MAX_PER_USER_PER_HOUR = env_number("EMAIL_MAX_PER_USER_PER_HOUR", 30)
+if not 0 <= EMAIL_DIGEST_HOUR <= 23:
+    raise ImproperlyConfigured("EMAIL_DIGEST_HOUR is an hour of the day, 0 to 23 (UTC)")
 # Seconds before each retry of an e-mail the SMTP server did not take; after the last one it is given up.
 EMAIL_RETRY_SCHEDULE = [int(delay) for delay in env_list("EMAIL_RETRY_SCHEDULE", ["60", "300", "1800"])]
 # An e-mail claimed by a process that has not recorded its attempt after this long is presumed lost with it

@@ -44,6 +44,7 @@ urlpatterns = [
     path("", include("tickets.page_urls")),
     path("", include("projects.page_urls")),
     path("", include("docs_area.page_urls")),
+    path("", include("notifications.page_urls")),
     path("", include("accounts.urls")),
 ]
 

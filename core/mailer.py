@@ -15,7 +15,7 @@ from enum import StrEnum
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from .metrics import EMAILS
@@ -24,6 +24,7 @@ from .models import OutboundEmail
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 1000
+SEND_BATCH = 100  # e-mails one sender claims at once, over one connection
 PRUNE_BATCH = 1000
 
 
@@ -36,25 +37,38 @@ class Outcome(StrEnum):
 
 
 def send(email_ids: list[int]) -> None:
-    """Send those of these e-mails that are due and not held by another sender, over one connection."""
+    """Send those of these e-mails that are due and not held by another sender, with other fresh ones waiting for
+    their hand-out (a burst goes over few connections: the later hand-outs then find theirs sent), over one
+    connection."""
     emails = claim(email_ids, now=timezone.now())
     if not emails:
         return
     connection = get_connection()
+    sent = []
     try:
         for email in emails:
-            record(email, attempt(connection, email))
+            error = attempt(connection, email)
+            if error is None:
+                sent.append(email)
+            else:
+                record_failure(email, error)
     finally:
         _close(connection)
+        record_sent(sent)
 
 
 def claim(email_ids: list[int], *, now: datetime) -> list[OutboundEmail]:
-    claimable = OutboundEmail.objects.filter(pk__in=email_ids, status=OutboundEmail.Status.PENDING,
+    """These e-mails, and up to SEND_BATCH in all with fresh ones waiting for their hand-out, claimed at `now`
+    with one conditional UPDATE (a sender that claims one first keeps it)."""
+    fresh = (OutboundEmail.objects.filter(status=OutboundEmail.Status.PENDING, attempts=0, claimed_at__isnull=True,
+                                          next_attempt_at__lte=now).exclude(pk__in=email_ids)
+             .order_by("pk").values("pk")[:max(SEND_BATCH - len(email_ids), 0)])
+    claimable = OutboundEmail.objects.filter(Q(pk__in=email_ids) | Q(pk__in=fresh), status=OutboundEmail.Status.PENDING,
                                              next_attempt_at__lte=now).filter(
         Q(claimed_at__isnull=True) | Q(claimed_at__lt=_lost_before(now)))
     if not claimable.update(claimed_at=now):
         return []
-    return list(OutboundEmail.objects.filter(pk__in=email_ids, claimed_at=now).order_by("pk"))
+    return list(OutboundEmail.objects.filter(claimed_at=now).order_by("pk"))
 
 
 def message_of(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMultiAlternatives:
@@ -77,24 +91,31 @@ def attempt(connection: BaseEmailBackend, email: OutboundEmail) -> str | None:
     return None
 
 
-def record(email: OutboundEmail, error: str | None) -> Outcome:
-    now = timezone.now()
+def record_sent(emails: list[OutboundEmail]) -> None:
+    """In one UPDATE; each as this sender claimed it (one whose claim lapsed and went to another is that one's)."""
+    OutboundEmail.objects.filter(pk__in=[email.pk for email in emails],
+                                 claimed_at__in={email.claimed_at for email in emails}).update(
+        status=OutboundEmail.Status.SENT, sent_at=timezone.now(), attempts=F("attempts") + 1, claimed_at=None,
+        error="")
+    for email in emails:
+        EMAILS.labels(email.kind, Outcome.SENT).inc()
+
+
+def record_failure(email: OutboundEmail, error: str) -> None:
+    """Retried after the next delay of EMAIL_RETRY_SCHEDULE, or given up after the last."""
     attempts = email.attempts + 1
-    if error is None:
-        outcome, changes = Outcome.SENT, {"status": OutboundEmail.Status.SENT, "sent_at": now, "error": ""}
-    elif attempts > len(settings.EMAIL_RETRY_SCHEDULE):
-        outcome, changes = Outcome.FAILED, {"status": OutboundEmail.Status.FAILED, "error": error}
+    if attempts > len(settings.EMAIL_RETRY_SCHEDULE):
+        outcome, changes = Outcome.FAILED, {"status": OutboundEmail.Status.FAILED}
         logger.warning("e-mail %s (%s) to %s given up after %s attempts: %s", email.pk, email.kind, email.to,
                        attempts, error)
     else:
         delay = settings.EMAIL_RETRY_SCHEDULE[attempts - 1]
-        outcome, changes = Outcome.RETRIED, {"next_attempt_at": now + timedelta(seconds=delay), "error": error}
+        outcome, changes = Outcome.RETRIED, {"next_attempt_at": timezone.now() + timedelta(seconds=delay)}
         logger.info("e-mail %s (%s) to %s not sent, retried in %s s: %s", email.pk, email.kind, email.to, delay,
                     error)
     OutboundEmail.objects.filter(pk=email.pk, claimed_at=email.claimed_at).update(
-        attempts=attempts, claimed_at=None, **changes)
+        attempts=attempts, claimed_at=None, error=error, **changes)
     EMAILS.labels(email.kind, outcome).inc()
-    return outcome
 
 
 def due(*, now: datetime) -> list[int]:

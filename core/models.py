@@ -51,7 +51,9 @@ class OutboundEmail(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="pending"),
-                                name="core_outboundemail_due")]
+                                name="core_outboundemail_due"),
+                   # A recipient's e-mails of a kind this hour (notifications/emails.py: the hourly cap).
+                   models.Index(fields=["to", "kind", "created_at"], name="core_outboundemail_recipient")]
 
     def __str__(self) -> str:
         return f"{self.kind} to {self.to} ({self.status})"

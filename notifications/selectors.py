@@ -1,6 +1,6 @@
 """Reads of notifications. A user sees only those of projects they are still a member of."""
 
-from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from accounts.models import User
@@ -32,13 +32,18 @@ def unread_count(*, user: User) -> int:
 
 
 def members_with_unread_counts(*, project_id: int, user_ids: set[int], usernames: set[str]) -> list[tuple]:
-    """(user id, username, unread count) of the project's members among `user_ids` and `usernames`: the
-    recipients a notification may go to, read in one statement with what its live frame tells them."""
+    """(user_id, username, unread, email, is_active, email_notifications) of the project's members among
+    `user_ids` and `usernames`: the recipients a notification may go to, read in one statement with what its live
+    frame tells them and whether it is e-mailed to them."""
     unread = (visible_notifications().filter(user_id=OuterRef("user_id"), read_at__isnull=True).order_by()
               .values(n=Func("pk", function="COUNT")))
     return list(Membership.objects.filter(project_id=project_id)
                 .filter(Q(user_id__in=user_ids) | Q(user__username__in=usernames))
-                .values_list("user_id", "user__username", Subquery(unread, output_field=IntegerField())))
+                .annotate(username=F("user__username"), unread=Subquery(unread, output_field=IntegerField()),
+                          email=F("user__email"), is_active=F("user__is_active"),
+                          email_notifications=F("user__email_notifications"))
+                .values_list("user_id", "username", "unread", "email", "is_active", "email_notifications",
+                             named=True))
 
 
 def project_of_visible_ticket(*, user: User, ticket_id: int) -> int:

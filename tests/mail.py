@@ -19,6 +19,8 @@ from aiosmtpd.controller import Controller
 
 from .realtime.servers import free_port
 
+STARTUP_SECONDS = 15
+
 
 class SmtpServer:
     """`with SmtpServer() as server:` listens on 127.0.0.1:`server.port` until the block ends."""
@@ -28,7 +30,8 @@ class SmtpServer:
         self.messages: list[EmailMessage] = []
         self.envelopes: list[tuple[str, list[str]]] = []  # (MAIL FROM, RCPT TO) of each message, in order
         self.arrived = threading.Condition()
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        # Its start waits for the server thread to answer, 1 s by default: too short on a busy CI machine.
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=STARTUP_SECONDS)
 
     def __enter__(self) -> "SmtpServer":
         self.controller.start()
@@ -72,8 +75,9 @@ class SilentServer:
 
 
 def text_of(message: EmailMessage) -> str:
-    return message.get_body(preferencelist=("plain",)).get_content()
+    """The plain-text part, with its lines ended as Python's are (SMTP sends CRLF)."""
+    return message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
 
 
 def html_of(message: EmailMessage) -> str:
-    return message.get_body(preferencelist=("html",)).get_content()
+    return message.get_body(preferencelist=("html",)).get_content().replace("\r\n", "\n")

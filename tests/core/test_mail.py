@@ -190,3 +190,15 @@ def test_an_smtp_host_selects_the_smtp_backend():
 def test_site_url_joins_the_path_to_the_configured_base(settings):
     settings.SITE_URL = "https://tracker.example.org"
     assert site_url("/projects/3/board/?ticket=7") == "https://tracker.example.org/projects/3/board/?ticket=7"
+
+
+def test_a_burst_is_sent_once_each_by_senders_side_by_side(smtp_server):
+    with transaction.atomic():
+        for number in range(30):
+            queue_email(kind="test", to=f"reader{number}@example.com", subject=f"Message {number}", text="x")
+    assert sorted(message["Subject"] for message in smtp_server.wait_for(30)) == sorted(
+        f"Message {number}" for number in range(30))
+    assert eventually(lambda: set(OutboundEmail.objects.values_list("status", "attempts")) == {("sent", 1)})
+    tasks.sweep_emails()
+    queued(subject="Next")
+    assert smtp_server.wait_for(31)[-1]["Subject"] == "Next"
