@@ -6,6 +6,7 @@ page. Each page checked with axe, at a phone's width where a phone opens it."""
 import re
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -28,6 +29,12 @@ def link_in(message) -> str:
 def fits(browser) -> bool:
     return browser.execute_script(
         "return document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+
+
+def heading_becomes(browser, text: str) -> None:
+    """Waits for the page a click leads to (the old page may still answer right after the click)."""
+    WebDriverWait(browser, WAIT_SECONDS, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]
+                  ).until(lambda _: browser.find_element(By.TAG_NAME, "h1").text == text)
 
 
 def invitation_rows(browser) -> list[tuple[str, str]]:
@@ -118,11 +125,11 @@ def test_a_forgotten_password_reset_from_the_login_page(site, open_browser):
     browser = open_browser(width=PHONE_WIDTH)
     browser.get(f"{site.url}/accounts/login/")
     browser.find_element(By.LINK_TEXT, "Forgot your password?").click()
-    assert browser.find_element(By.TAG_NAME, "h1").text == "Reset your password"
+    heading_becomes(browser, "Reset your password")
     assert serious_violations(browser) == [] and fits(browser)
     browser.find_element(By.NAME, "email").send_keys(address)
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    assert browser.find_element(By.TAG_NAME, "h1").text == "Check your e-mail"
+    heading_becomes(browser, "Check your e-mail")
     assert serious_violations(browser) == []
 
     browser.get(link_in(site.email_to(address)))
@@ -132,10 +139,10 @@ def test_a_forgotten_password_reset_from_the_login_page(site, open_browser):
     browser.find_element(By.NAME, "new_password1").send_keys(NEW_PASSWORD)
     browser.find_element(By.NAME, "new_password2").send_keys(NEW_PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    assert browser.find_element(By.TAG_NAME, "h1").text == "Password changed"
+    heading_becomes(browser, "Password changed")
     browser.find_element(By.LINK_TEXT, "Log in").click()
+    heading_becomes(browser, "Log in")
     browser.find_element(By.NAME, "username").send_keys("forgetful")
     browser.find_element(By.NAME, "password").send_keys(NEW_PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(browser, WAIT_SECONDS).until(lambda _: browser.find_element(By.TAG_NAME, "h1").text
-                                               == "Your projects")
+    heading_becomes(browser, "Your projects")
