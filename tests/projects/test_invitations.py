@@ -15,6 +15,7 @@ from projects.models import Invitation
 from projects.roles import Role
 from tests.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.mail import html_of, text_of
+from tests.schema import schema
 
 from .test_member_writes import ROLE_LADDER
 
@@ -231,3 +232,17 @@ def test_an_invitation_takes_a_fixed_number_of_statements(client_for, project, m
     with django_assert_max_num_queries(9):
         assert client.post(invitations_url(project), {"email": "grace@example.com", "role": "viewer"}).status_code \
             == 201
+
+
+def test_a_refusal_for_a_pending_invitation_is_kept_for_a_retry_as_the_reference_says(client_for, project,
+                                                                                      manager):
+    make_invitation(project)
+    client = client_for(manager)
+    body = {"email": "grace@example.com", "role": "viewer"}
+    first = client.post(invitations_url(project), body, HTTP_IDEMPOTENCY_KEY="again")
+    Invitation.objects.all().delete()
+    again = client.post(invitations_url(project), body, HTTP_IDEMPOTENCY_KEY="again")
+    assert (again.status_code, again.json(), again["Idempotent-Replayed"]) == (409, first.json(), "true")
+    assert not Invitation.objects.exists()
+    declared = schema()["paths"]["/api/v1/projects/{project_id}/invitations"]["post"]["responses"]["409"]
+    assert set(declared["headers"]) == {"Retry-After", "Idempotent-Replayed"}
