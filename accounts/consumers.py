@@ -6,7 +6,9 @@ socket joins as it is accepted:
 - `token-{id}`: the sockets opened with that bearer token (revocation, expiry moved by the admin);
 - `user-{id}-sockets`: every socket of that user, session or token (deactivation);
 - `project-{id}-member-{user id}`: that user's board sockets for that project (removal from it);
-- `session-{digest of the session key}`: the sockets opened with that browser session (logout).
+- `session-{digest of the session key}`: the sockets opened with that browser session (logout);
+- `user-{id}-session-sockets`: the sockets opened with any browser session of that user (a password reset,
+  which ends them all).
 A token's expiry has no event: each socket opened with an expiring token schedules its own close for
 that moment. For what sends no message (a change made outside the services: shell, SQL, a deleted
 token; a password changed, which ends the user's other sessions; a session expired or cleared; or a
@@ -58,6 +60,10 @@ def token_group(token_id: int) -> str:
 
 def user_sockets_group(user_id: int) -> str:
     return f"user-{user_id}-sockets"
+
+
+def user_session_sockets_group(user_id: int) -> str:
+    return f"user-{user_id}-session-sockets"
 
 
 def member_group(project_id: int, user_id: int) -> str:
@@ -116,7 +122,7 @@ class AuthenticatedSocketConsumer(AsyncJsonWebsocketConsumer):
         if self.token is not None:
             groups.append(token_group(self.token.pk))
         if self.session_key is not None:
-            groups.append(session_group(self.session_key))
+            groups += [session_group(self.session_key), user_session_sockets_group(self.user.pk)]
         return groups
 
     async def accept(self, subprotocol=None, headers=None):

@@ -1,8 +1,11 @@
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 
+from core.mail import queue_email, site_url
 from core.ratelimit import client_bucket
 
 from . import lockout
@@ -87,3 +90,21 @@ class ProfileForm(forms.Form):
         return {"name": data["name"], "email": data["email"] or None,
                 "email_notifications": data["email_notifications"],
                 "current_password": data["current_password"] or None}
+
+
+class QueuedPasswordResetForm(PasswordResetForm):
+    """Django's password reset, its e-mail queued (core.mail: off the request path, as every e-mail) with a link
+    on SITE_URL; at most PASSWORD_RESET_EMAILS_PER_HOUR an address (accounts.lockout.reset_allowed)."""
+
+    def save(self, **kwargs):
+        if lockout.reset_allowed(self.cleaned_data["email"]):
+            super().save(**kwargs)
+
+    def send_mail(self, subject_template_name, email_template_name, context, from_email, to_email,
+                  html_email_template_name=None):
+        context = {**context, "link": site_url(reverse("password_reset_confirm",
+                                                       args=[context["uid"], context["token"]]))}
+        queue_email(kind="password_reset", to=to_email,
+                    subject=render_to_string(subject_template_name, context),
+                    text=render_to_string(email_template_name, context),
+                    html=render_to_string(html_email_template_name, context))

@@ -16,6 +16,7 @@ from .consumers import (
     move_expiry_after_commit,
     session_group,
     token_group,
+    user_session_sockets_group,
     user_sockets_group,
 )
 from .hashers import PasswordChecksBusy
@@ -60,6 +61,12 @@ def revoke_token(*, token: ApiToken) -> None:
 def end_session_sockets(*, session_key: str) -> None:
     """Close the websockets opened with a browser session that has just ended (a logout), once committed."""
     close_sockets_after_commit([session_group(session_key)])
+
+
+def end_user_session_sockets(*, user: User) -> None:
+    """Close the websockets opened with any browser session of the user, whose sessions a new password has just
+    ended (a password reset), once committed; their token sockets stay."""
+    close_sockets_after_commit([user_session_sockets_group(user.pk)])
 
 
 @transaction.atomic

@@ -3,7 +3,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
+from django.contrib.auth.views import PasswordResetConfirmView, redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -85,3 +85,13 @@ def closing_session_sockets(view):
         return response
 
     return logout
+
+
+class ResetPasswordConfirmView(PasswordResetConfirmView):
+    """Django's: the new password ends every session of the user (their session hash changes); their browsers'
+    sockets are closed at once, as a logout closes its session's."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.end_user_session_sockets(user=form.user)
+        return response

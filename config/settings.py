@@ -347,6 +347,8 @@ LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE = int(os.environ.get("LOGIN_USERNAME_RATE_L
 LOGIN_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT") or 5)
 LOGIN_SPRAY_LIMIT = int(os.environ.get("LOGIN_SPRAY_LIMIT") or 10)
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS") or 15 * 60)
+# Password reset e-mails (decisions.md, "E-mail"): at most this many to one address an hour.
+PASSWORD_RESET_EMAILS_PER_HOUR = int(os.environ.get("PASSWORD_RESET_EMAILS_PER_HOUR") or 5)
 LOGIN_REDIRECT_URL = "project-list-page"
 LOGOUT_REDIRECT_URL = "login"
 

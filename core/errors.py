@@ -1,6 +1,6 @@
 """The domain's own errors: raised by services and selectors, rendered by the API's handler (a rule refused:
-422; a service the request needs out of reach: 503); and the instruction a write gives its caller when it must
-lock rows in another order."""
+422; a clash with what exists: 409; a service the request needs out of reach: 503); and the instruction a
+write gives its caller when it must lock rows in another order."""
 
 from collections.abc import Callable
 
@@ -13,6 +13,16 @@ class RuleViolation(Exception):
         self.message = message
         self.field = field
         self.extra = extra
+
+
+class Conflict(Exception):
+    """The request clashes with what is already there (an invitation pending for the same address): 409, with the
+    field at fault; nothing is changed."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
 
 
 class LockFirst(Exception):

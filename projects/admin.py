@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from . import services
-from .models import Membership, Project, Status
+from .models import Invitation, Membership, Project, Status
 
 
 class MembershipInline(admin.TabularInline):
@@ -66,3 +66,26 @@ class MembershipAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for membership in queryset.select_related("project", "user"):
             services.remove_member(project=membership.project, user=membership.user)
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Invitations are sent through the API, which e-mails their link (never shown again): here they are looked
+    at, and revoked."""
+
+    list_display = ("email", "project", "role", "invited_by", "created_at", "expires_at", "accepted_at", "revoked_at")
+    list_filter = ("role",)
+    search_fields = ("email", "project__name")
+    list_select_related = ("project", "invited_by")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Revoke the selected pending invitations")
+    def revoke(self, request, queryset):
+        for invitation in queryset.filter(accepted_at__isnull=True):
+            services.revoke_invitation(invitation=invitation)

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import connection, models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from .roles import Role, rank_of
 
@@ -132,3 +133,44 @@ class Tag(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class InvitationQuerySet(models.QuerySet):
+    def pending(self):
+        """Neither accepted, revoked nor expired: the ones whose link still works."""
+        return self.filter(accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now())
+
+
+class Invitation(models.Model):
+    """An e-mailed invitation to join a project with a role. Only the SHA-256 digest of the link's token is kept."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=20, choices=Role)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = InvitationQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index("project", Lower("email"), name="invitation_project_email_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.project_id} as {self.role}"
+
+    @property
+    def closed_because(self) -> str | None:
+        """Why the link no longer works ("accepted", "revoked", "expired"), or None while it does."""
+        if self.accepted_at is not None:
+            return "accepted"
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at <= timezone.now():
+            return "expired"
+        return None

@@ -1,13 +1,16 @@
+import re
+
 from django.db.models import QuerySet, Value
 from django.db.models.functions import Coalesce, Lower, NullIf
 from django.http import Http404
 
 from accounts.models import User
+from accounts.services import token_digest
 from core.errors import RuleViolation
 from core.queries import PreparedLookup
 from core.rows import found
 
-from .models import Membership, Project, Status, Tag
+from .models import Invitation, Membership, Project, Status, Tag
 
 # Every project-scoped request makes one of these lookups: compiled once.
 membership_with_project = PreparedLookup(
@@ -69,3 +72,24 @@ def member_user(*, project: Project, user_id: int) -> User:
     if membership is None:
         raise RuleViolation("user_id: user is not a member of this project", field="user_id")
     return membership.user
+
+
+def pending_invitations(*, project: Project) -> QuerySet[Invitation]:
+    pending = Invitation.objects.pending().filter(project=project)
+    return pending.select_related("invited_by").order_by("-created_at", "-id")
+
+
+def invitation(*, invitation_id: int) -> Invitation:
+    """An invitation by its id, whatever its state; whether the caller may see it is their membership's to say."""
+    return found(Invitation.objects.select_related("invited_by").filter(pk=invitation_id), "invitation not found")
+
+
+# What secrets.token_urlsafe(32) writes: anything else is no link of ours, and is not looked up.
+INVITATION_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def invitation_by_token(*, token: str) -> Invitation | None:
+    """The invitation a link names, with its project, whatever its state; None for a link that names none."""
+    if INVITATION_TOKEN.fullmatch(token) is None:
+        return None
+    return Invitation.objects.select_related("project").filter(digest=token_digest(token)).first()

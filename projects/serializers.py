@@ -1,8 +1,9 @@
 from rest_framework import serializers
 
 from core.api.fields import HexColorField, StrictBooleanField
+from tickets.serializers import UserRefOutput
 
-from .models import EstimationMode, Membership, Project, Status, StatusCategory, Tag
+from .models import EstimationMode, Invitation, Membership, Project, Status, StatusCategory, Tag
 from .roles import Role
 
 PREFIX = r"^[A-Za-z0-9]{1,10}$"
@@ -94,6 +95,19 @@ class MemberOutput(serializers.ModelSerializer):
 
 class UpdateMemberInput(serializers.Serializer):
     role = serializers.ChoiceField(choices=Role.choices)
+
+
+class InviteInput(serializers.Serializer):
+    email = serializers.EmailField(max_length=254)
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class InvitationOutput(serializers.ModelSerializer):
+    invited_by = UserRefOutput()
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "email", "role", "invited_by", "created_at", "expires_at", "accepted_at"]
 
 
 class CreateTagInput(serializers.Serializer):

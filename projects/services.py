@@ -1,17 +1,24 @@
 import re
+import secrets
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Max
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.consumers import close_sockets_after_commit, member_group
 from accounts.models import User
-from core.errors import RuleViolation
+from accounts.services import create_user, token_digest
+from core.errors import Conflict, RuleViolation
 from core.events import Event
+from core.mail import queue_email, site_url
 from core.rows import UNCHANGED, changed
 from events.publish import announce
 
-from .models import EstimationMode, Membership, Project, Status, StatusCategory
+from .models import EstimationMode, Invitation, Membership, Project, Status, StatusCategory
 from .roles import Role
 from .serializers import StatusOutput
 
@@ -166,3 +173,63 @@ def sort_statuses(*, project: Project, slugs: list[str], actor: User) -> None:
         statuses[slug].sort_order = index
     Status.objects.bulk_update(statuses.values(), ["sort_order"])
     announce(project_id=project.pk, actor=actor, frames=[{"event": Event.STATUSES_SORTED, "slugs": slugs}])
+
+
+# ---- invitations (decisions.md, "E-mail") -----------------------------------------------------------------
+
+INVITATION_LIFETIME = timedelta(days=7)
+
+
+@transaction.atomic
+def invite(*, project: Project, email: str, role: Role, invited_by: User) -> Invitation:
+    """An invitation, and its e-mail queued in the same transaction. Under the project's lock, so that of two
+    invitations to one address at once the second sees the first (409)."""
+    Project.objects.lock(project.pk)
+    if Membership.objects.filter(project=project, user__email__iexact=email).exists():
+        raise Conflict("email: a member of the project has this address", field="email")
+    if Invitation.objects.pending().filter(project=project, email__iexact=email).exists():
+        raise Conflict("email: an invitation to this address is pending", field="email")
+    token, now = secrets.token_urlsafe(32), timezone.now()
+    invitation = Invitation.objects.create(
+        project=project, email=email, role=role, invited_by=invited_by, digest=token_digest(token), created_at=now,
+        expires_at=now + INVITATION_LIFETIME)
+    context = {"project": project, "inviter": invited_by.display_name, "role": role,
+               "link": site_url(reverse("invitation-page", args=[token])), "expires_at": invitation.expires_at}
+    queue_email(kind="invitation", to=email,
+                subject=f"{invited_by.display_name} invites you to {project.name}",
+                text=render_to_string("projects/emails/invitation.txt", context),
+                html=render_to_string("projects/emails/invitation.html", context))
+    return invitation
+
+
+@transaction.atomic
+def revoke_invitation(*, invitation: Invitation) -> None:
+    """The link stops working. An accepted invitation has done its work: 422."""
+    locked = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if locked.accepted_at is not None:
+        raise RuleViolation("invitation: already accepted", field="invitation")
+    if locked.revoked_at is None:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+
+
+@transaction.atomic
+def accept_invitation(*, invitation: Invitation, user: User) -> Membership:
+    """The user joins with the invited role (a member already keeps their role), and the link is used up.
+    The invitation is read again under its lock: of two acceptances at once, one joins."""
+    locked = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if locked.closed_because is not None:
+        raise RuleViolation(f"invitation: {locked.closed_because}", field="invitation")
+    membership, _ = Membership.objects.get_or_create(project_id=locked.project_id, user=user,
+                                                     defaults={"role": locked.role})
+    locked.accepted_at, locked.accepted_by = timezone.now(), user
+    locked.save(update_fields=["accepted_at", "accepted_by"])
+    return membership
+
+
+@transaction.atomic
+def join_with_new_account(*, invitation: Invitation, username: str, password: str) -> User:
+    """An account with the invited address, already a member; nothing at all when the link no longer works."""
+    user = create_user(username=username, email=invitation.email, password=password)
+    accept_invitation(invitation=invitation, user=user)
+    return user

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import MemberViewSet, ProjectCollectionViewSet, ProjectViewSet, StatusViewSet
+from .views import InvitationViewSet, MemberViewSet, ProjectCollectionViewSet, ProjectViewSet, StatusViewSet
 
 PROJECT = "projects/<id:project_id>"
 STATUS = f"{PROJECT}/statuses/<slug:slug>"
@@ -17,5 +17,9 @@ urlpatterns = [
     path(f"{STATUS}/delete", StatusViewSet.as_view({"post": "delete_status"}), name="status-delete"),
     path(f"{PROJECT}/members", MemberViewSet.as_view({"get": "members"}), name="project-members"),
     path(f"{MEMBER}/update", MemberViewSet.as_view({"post": "update_member"}), name="member-update"),
+    path(f"{PROJECT}/invitations", InvitationViewSet.as_view({"get": "invitations", "post": "invite"}),
+         name="project-invitations"),
+    path("invitations/<id:invitation_id>/revoke", InvitationViewSet.as_view({"post": "revoke"}),
+         name="invitation-revoke"),
     path(f"{MEMBER}/delete", MemberViewSet.as_view({"post": "remove_member"}), name="member-delete"),
 ]

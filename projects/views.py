@@ -3,7 +3,7 @@ from functools import cached_property
 from operator import attrgetter
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from attachments.uploads import upload_body_max_size
 from core.api.base import ApiViewSet
 from core.api.inputs import validated
-from core.api.schema import envelope, error_responses
+from core.api.schema import ErrorOutput, envelope, error_responses
 from core.errors import LockFirst
 from core.queries import Read, rows_together
 
@@ -22,6 +22,8 @@ from .roles import Role
 from .serializers import (
     CreateProjectInput,
     CreateStatusInput,
+    InvitationOutput,
+    InviteInput,
     MemberOutput,
     MembershipProjectOutput,
     ProjectOutput,
@@ -35,6 +37,8 @@ from .serializers import (
 PROJECT = envelope("ProjectDetail", project=MembershipProjectOutput())
 STATUS = envelope("StatusDetail", status=StatusOutput())
 WRITE_ERRORS = error_responses(401, 403, 404, 422)
+PENDING = ("An invitation to this address is pending, or a member has it (or a request with the same "
+           "`Idempotency-Key` is still being served: retry after `Retry-After` seconds)")
 
 
 class ProjectScopedViewSet(ApiViewSet):
@@ -253,3 +257,51 @@ class MemberViewSet(ProjectScopedViewSet):
         """Remove a member from the project."""
         services.remove_membership(membership=self.object)
         return Response({"ok": True})
+
+
+class InvitationViewSet(ProjectScopedViewSet):
+    """Invitations by e-mail to join the project with a role: sent, listed while pending and revoked by managers."""
+
+    required_roles = {"invitations": Role.MANAGER, "invite": Role.MANAGER, "revoke": Role.MANAGER}
+    schema_noun = "invitation"
+
+    @property
+    def project_of(self) -> str | None:
+        # A route naming an invitation reaches its project through it: for a non-member, the same 404.
+        return "project_id" if "invitation_id" in self.kwargs else None
+
+    @property
+    def not_found_message(self) -> str:
+        return "invitation not found" if "invitation_id" in self.kwargs else "project not found"
+
+    def find_object(self):
+        if "invitation_id" not in self.kwargs:
+            return None
+        return selectors.invitation(invitation_id=self.kwargs["invitation_id"])
+
+    @extend_schema(responses={200: envelope("InvitationList", invitations=InvitationOutput(many=True)),
+                              **error_responses(401, 403, 404)})
+    def invitations(self, request, project_id):
+        """List the project's pending invitations."""
+        invitations = selectors.pending_invitations(project=self.project)
+        return Response({"invitations": InvitationOutput(invitations, many=True).data})
+
+    @extend_schema(description="Sends the address an e-mail with a link to join the project with `role`, valid 7 "
+                               "days and usable once. An invitation to that address still pending, or a member "
+                               "with it: 409.",
+                   request=InviteInput,
+                   responses={201: envelope("InvitationCreated", invitation=InvitationOutput()), **WRITE_ERRORS,
+                              409: OpenApiResponse(ErrorOutput, description=PENDING)})
+    def invite(self, request, project_id):
+        """Invite someone by e-mail."""
+        data = validated(InviteInput, request.data)
+        invitation = services.invite(project=self.project, email=data["email"], role=Role(data["role"]),
+                                     invited_by=request.user)
+        return Response({"invitation": InvitationOutput(invitation).data}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(description="Its link stops working. An accepted invitation cannot be revoked (422).",
+                   request=None, responses={200: envelope("InvitationRevoked", success=True), **WRITE_ERRORS})
+    def revoke(self, request, invitation_id):
+        """Revoke an invitation."""
+        services.revoke_invitation(invitation=self.object)
+        return Response({"success": True})

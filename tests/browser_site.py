@@ -25,6 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browsers import CHROMEDRIVER, CHROMIUM, headless_chromium
 from tests.factories import PASSWORD
+from tests.mail import SmtpServer
 from tests.realtime.servers import ROOT, DaphneServer
 
 # (name, role in each test's project); ada creates the projects, so she is their manager.
@@ -46,10 +47,11 @@ class Project:
 
 
 class Site:
-    """The server, its people and their tokens; the API as each of them calls it."""
+    """The server, its people and their tokens, what it e-mails; the API as each of them calls it."""
 
-    def __init__(self, server: DaphneServer):
+    def __init__(self, server: DaphneServer, mail: SmtpServer):
         self.server = server
+        self.mail = mail  # the SMTP server the site sends its e-mails to
         self.url = server.url
         self.tokens: dict[str, str] = {}
         self.spare_projects: list[Project] = []
@@ -102,6 +104,14 @@ class Site:
                                    PASSWORD], ["addmember", str(project.id), username, role], ["issuetoken", username])
         self.tokens[username] = token
         return username
+
+    def email_to(self, address: str):
+        """The first e-mail the site sent to `address`, once it arrives (AssertionError after WAIT_SECONDS)."""
+        sent = lambda: [message for message in self.mail.messages if message["To"] == address]  # noqa: E731
+        with self.mail.arrived:
+            if not self.mail.arrived.wait_for(sent, timeout=WAIT_SECONDS):
+                raise AssertionError(f"no e-mail to {address} within {WAIT_SECONDS} s")
+            return sent()[0]
 
     def add_ticket(self, project: Project, title: str, by: str = "ada", **fields) -> dict:
         """The new ticket in its board shape."""
@@ -220,17 +230,21 @@ def serving_site(tmp_path_factory):
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         pytest.skip("needs chromium and chromedriver")
     database = tmp_path_factory.mktemp("board-site") / "site.sqlite3"
-    env = {"DATABASE_URL": f"sqlite:///{database}", "DJANGO_DEBUG": "1", "REDIS_URL": "",
-           "MEDIA_ROOT": str(database.parent / "media"),
-           "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}  # the receivers of tests/pages listen there
-    with DaphneServer(env) as server:
-        site = Site(server)
-        server.manage("migrate", "--no-input")
-        made = site.commands(*[["createuser", username, "--name", name, "--password", PASSWORD]
-                               for username, (name, _) in PEOPLE.items()],
-                             *[["issuetoken", username] for username in PEOPLE])
-        site.tokens = dict(zip(PEOPLE, made[len(PEOPLE):], strict=True))
-        yield site
+    with SmtpServer() as mail:
+        server = DaphneServer({
+            "DATABASE_URL": f"sqlite:///{database}", "DJANGO_DEBUG": "1", "REDIS_URL": "",
+            "MEDIA_ROOT": str(database.parent / "media"),
+            "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",  # the receivers of tests/pages listen there
+            "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(mail.port)})
+        server.env["SITE_URL"] = server.url  # the links of its e-mails lead back to it
+        with server:
+            site = Site(server, mail)
+            server.manage("migrate", "--no-input")
+            made = site.commands(*[["createuser", username, "--name", name, "--password", PASSWORD]
+                                   for username, (name, _) in PEOPLE.items()],
+                                 *[["issuetoken", username] for username in PEOPLE])
+            site.tokens = dict(zip(PEOPLE, made[len(PEOPLE):], strict=True))
+            yield site
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from rest_framework.views import set_rollback
 from core.api.busy import BUSY, RETRY_SOON
 from core.api.errors import error_body
 from core.cache import CountersUnavailable
-from core.errors import RuleViolation, Unavailable
+from core.errors import Conflict, RuleViolation, Unavailable
 
 logger = logging.getLogger("core.api")
 
@@ -49,6 +49,9 @@ def api_exception_handler(exc, context):
     if isinstance(exc, RuleViolation):
         set_rollback()
         return Response(error_body(exc.message, status=422, field=exc.field, **exc.extra), status=422)
+    if isinstance(exc, Conflict):
+        set_rollback()
+        return Response(error_body(exc.message, status=409, field=exc.field), status=409)
     if isinstance(exc, exceptions.ValidationError):
         set_rollback()
         message, field = first_error(exc.detail)

@@ -214,4 +214,7 @@ def declare_idempotency(operation: dict) -> None:
     for code, response in operation["responses"].items():
         if code not in NEVER_REPLAYED:
             response["headers"] = {**response.get("headers", {}), "Idempotent-Replayed": REPLAYED}
-    operation["responses"]["409"]["headers"] = {"Retry-After": RETRY_AFTER}
+    conflict = operation["responses"]["409"]
+    # An operation's own 409 (a clash with what exists) is a kept answer, replayed as any other.
+    replayed = {} if conflict["description"] == ERROR_MEANINGS[409] else {"Idempotent-Replayed": REPLAYED}
+    conflict["headers"] = {"Retry-After": RETRY_AFTER, **replayed}

@@ -187,7 +187,7 @@
   // ---- members ---------------------------------------------------------------------------------------------
 
   async function loadMembers() {
-    const { members } = await api.get(`${base}/members`);
+    const [{ members }] = await Promise.all([api.get(`${base}/members`), loadInvitations()]);
     listOf("members").replaceChildren(...members.map(memberRow));
   }
 
@@ -224,6 +224,52 @@
                       `${name} removed.`, loadMembers)) return;
     if (Number(row.dataset.memberId) === userId) window.location.assign("/projects/");
     else row.remove();
+  });
+
+  // ---- invitations (in the members section) ---------------------------------------------------------------
+
+  async function loadInvitations() {
+    const { invitations } = await api.get(`${base}/invitations`);
+    listOf("invitations").replaceChildren(...invitations.map(invitationRow));
+    showWhetherInvited();
+  }
+
+  function showWhetherInvited() {
+    section("members").querySelector("[data-invitations-empty]").hidden = listOf("invitations").children.length > 0;
+  }
+
+  function invitationRow(invitation) {
+    const row = fromTemplate("invitation-row");
+    row.dataset.invitationId = invitation.id;
+    field(row, "email").textContent = invitation.email;
+    field(row, "role").textContent = invitation.role;
+    field(row, "expires").textContent = `until ${invitation.expires_at.slice(0, 16)} UTC`;
+    label(row.querySelector("[data-action=revoke]"), `Revoke the invitation of ${invitation.email}`);
+    return row;
+  }
+
+  formOf("invite").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { email: form.elements.email.value.trim(), role: form.elements.role.value };
+    const answer = await change("members", () => api.post(`${base}/invitations`, body),
+                                `Invitation sent to ${body.email}.`);
+    if (!answer) return;
+    listOf("invitations").prepend(invitationRow(answer.invitation));
+    showWhetherInvited();
+    form.elements.email.value = "";
+  });
+
+  listOf("invitations").addEventListener("click", async (event) => {
+    if (!event.target.closest("[data-action=revoke]")) return;
+    const row = event.target.closest("[data-invitation-id]");
+    const email = field(row, "email").textContent;
+    if (!await window.trackerConfirm({ title: `Revoke the invitation of ${email}?`, yes: "Revoke",
+                                       text: "Its link stops working at once." })) return;
+    if (!await change("members", () => api.post(`/api/v1/invitations/${row.dataset.invitationId}/revoke`),
+                      `The invitation of ${email} is revoked.`, loadInvitations)) return;
+    row.remove();
+    showWhetherInvited();
   });
 
   // ---- webhooks ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The project's admin writes as the API does: a project added there is made by create_project, a tag deleted
-there by delete_tag, and a tag edited there renews its tickets' ETags."""
+there by delete_tag, a tag edited there renews its tickets' ETags, an invitation revoked there by
+revoke_invitation."""
 
 from django.utils import timezone
 
@@ -10,6 +11,8 @@ from tests.factories import TagFactory, TicketFactory, UserFactory
 from tests.tickets.conftest import BoardListener, ticket_url
 from tickets.broadcast import board_group
 from tickets.models import Activity
+
+from .test_invitations import make_invitation
 
 
 def tag_rows(form: dict, tag: Tag) -> str:
@@ -71,3 +74,15 @@ def test_a_tag_edited_in_the_admin_renews_its_tickets_etags(staff, project, clie
     response = api.get(ticket_url(ticket), HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
     assert response.json()["ticket"]["tags"][0]["name"] == "frontend"
+
+
+def test_invitations_are_revoked_in_the_admin_but_an_accepted_one_stays(staff, project, editor):
+    pending = make_invitation(project, "grace@example.com")
+    accepted = make_invitation(project, "lin@example.com", accepted_at=timezone.now(), accepted_by=editor)
+    assert "grace@example.com" in staff.get("/admin/projects/invitation/").content.decode()
+    response = staff.post("/admin/projects/invitation/", {"action": "revoke",
+                                                          "_selected_action": [pending.pk, accepted.pk]})
+    assert response.status_code == 302
+    pending.refresh_from_db(), accepted.refresh_from_db()
+    assert pending.revoked_at is not None and accepted.revoked_at is None
+    assert staff.get("/admin/projects/invitation/add/").status_code == 403

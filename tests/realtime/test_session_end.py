@@ -1,13 +1,17 @@
 """A browser's sockets live as long as its session: a logout (the site's or the admin's) closes the
 sockets opened with that session at once, by a message, as a revoked token's are closed; a session that
 ends without one (a password changed, which ends the user's other sessions; a session expired or
-cleared) is found by the periodic recheck. Token sockets and the user's other sessions are not touched."""
+cleared) is found by the periodic recheck. Token sockets and the user's other sessions are not touched. A password
+reset ends every session of the user: it closes all their session sockets at once, by a message."""
 
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.contrib.auth.tokens import default_token_generator
 from django.contrib.sessions.models import Session
 from django.test import Client
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from accounts import consumers
 from accounts.consumers import ACCESS_LOST
@@ -106,3 +110,28 @@ async def test_a_session_cleared_or_expired_ends_its_sockets(project, viewer, re
     async with board_socket(project.id, session_headers(browser)) as socket:
         await Session.objects.all().adelete()  # `clearsessions`, or the admin's, or the session's expiry
         assert await socket.receive_output(timeout=2) == CLOSED
+
+
+@database_sync_to_async
+def reset_password(user, password: str = "a quiet orbit over Tycho") -> int:
+    """A password reset from its e-mail's link (tests/accounts/test_password_reset.py follows the e-mail itself)."""
+    browser = Client()
+    user.refresh_from_db()  # the token is made of the last login, which the logins above moved
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    form = browser.get(f"/accounts/reset/{uid}/{default_token_generator.make_token(user)}/", follow=True)
+    return browser.post(form.redirect_chain[-1][0], {"new_password1": password, "new_password2": password}).status_code
+
+
+async def test_a_password_reset_closes_every_session_socket_of_the_user_at_once(project, viewer, editor, recheck):
+    browsers = [await logged_in(viewer), await logged_in(viewer)]
+    someone_else = await logged_in(editor)
+    async with (board_socket(project.id, session_headers(browsers[0])) as board,
+                notification_socket(session_headers(browsers[1])) as notifications,
+                board_socket(project.id, bearer(await token_of(viewer))) as token_socket,
+                board_socket(project.id, session_headers(someone_else)) as other_user):
+        assert await reset_password(viewer) == 302
+
+        assert await board.receive_output(timeout=1) == CLOSED
+        assert await notifications.receive_output(timeout=1) == CLOSED
+        assert await token_socket.receive_nothing()
+        assert await other_user.receive_nothing()
