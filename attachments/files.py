@@ -13,7 +13,7 @@ from urllib.parse import quote
 from asgiref.sync import sync_to_async
 from django.core.files import File
 from django.db import transaction
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 
 from core.db import release_connection
 from core.errors import Unavailable
@@ -134,9 +134,12 @@ def streamed(name: str, storage=None, **kwargs) -> StoredFileResponse:
 def download_response(record: StoredFile, *, private: bool = False) -> StoredFileResponse:
     """A stored file streamed back from wherever it is stored; `private` keeps shared caches from keeping it."""
     mime_type = record.mime_type
-    # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
-    response = streamed(record.file.name, record.file.storage,
-                        content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    try:
+        # Text was checked to be UTF-8 on upload; naming the charset leaves a browser nothing to guess.
+        response = streamed(record.file.name, record.file.storage,
+                            content_type=f"{mime_type}; charset=utf-8" if mime_type.startswith("text/") else mime_type)
+    except FileNotFoundError:  # deleted since its record was read: a deletion removes the file once it commits
+        raise Http404(f"{record._meta.verbose_name} not found") from None
     response["Content-Disposition"] = content_disposition(record.original_name, inline=mime_type in INLINE_TYPES)
     response["X-Content-Type-Options"] = "nosniff"
     if mime_type != "application/pdf":

@@ -74,6 +74,14 @@ def test_a_delete_removes_the_object_once_it_commits(client_for, editor, ticket,
     assert bucket.keys() == []
 
 
+def test_an_object_gone_under_its_record_is_a_404(client_for, editor, ticket):
+    client_for(editor).post(upload_url(ticket), **multipart(("shot.png", PNG)))
+    attachment = Attachment.objects.get()
+    default_storage.delete(attachment.file.name)
+    response = client_for(editor).get(download_url(attachment))
+    assert (response.status_code, response.json()) == (404, {"error": "attachment not found", "code": "not_found"})
+
+
 def test_an_upload_whose_transaction_fails_leaves_no_object(client_for, editor, ticket, bucket, monkeypatch):
     database_write_fails(monkeypatch)
     response = client_for(editor).post(upload_url(ticket), **multipart(("shot.png", PNG), ("scan.pdf", samples.PDF)))

@@ -326,6 +326,14 @@ class TestDownload:
         ticket.save()
         assert client_for(manager).get(download_url(attachment)).status_code == 404
 
+    def test_a_file_removed_under_its_record_is_a_404(self, client_for, manager, ticket):
+        """A download that read the record just before a deletion committed finds its file gone (the deletion
+        removes it after commit): the attachment is not found, not a 500."""
+        attachment = attach(ticket, manager)
+        attachment.file.storage.delete(attachment.file.name)
+        response = client_for(manager).get(download_url(attachment))
+        assert (response.status_code, response.json()) == (404, {"error": "attachment not found", "code": "not_found"})
+
     def test_archived_tickets_attachments_can_be_read(self, client_for, manager, viewer, ticket):
         attachment = attach(ticket, manager)
         ticket.archived_at = timezone.now()
