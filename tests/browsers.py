@@ -1,12 +1,16 @@
 """Headless Chromium through selenium, as the browser tests and the board page's benchmark start it."""
 
+import os
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import SessionNotCreatedException
 from selenium.webdriver.chrome.service import Service
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+# chromedriver makes Chromium's profile under TMPDIR, and Chromium exits at once ("Chrome instance exited") when
+# the path of the socket it keeps there passes the 108 bytes a Unix socket's path may have, as under a deep
+# TMPDIR (a pytest tmp_path such as the benchmark's smoke test gives): the profile goes in /tmp.
+PROFILE_PARENT = "/tmp"
 
 
 def headless_chromium(width: int = 1400, height: int = 900) -> webdriver.Chrome:
@@ -19,19 +23,9 @@ def headless_chromium(width: int = 1400, height: int = 900) -> webdriver.Chrome:
                      f"--window-size={max(width, 800)},{height}"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = started(options)
+    service = Service(str(CHROMEDRIVER), env={**os.environ, "TMPDIR": PROFILE_PARENT})
+    driver = webdriver.Chrome(service=service, options=options)
     if width < 800:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
     return driver
-
-
-def started(options: webdriver.ChromeOptions, attempts: int = 3) -> webdriver.Chrome:
-    """Chromium now and then exits while it starts on a loaded machine ("Chrome instance exited", seen once in
-    a CI run of hundreds of starts): that start is made again, a browser that never starts still fails."""
-    for attempt in range(1, attempts + 1):
-        try:
-            return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-        except SessionNotCreatedException:
-            if attempt == attempts:
-                raise
