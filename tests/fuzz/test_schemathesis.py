@@ -39,7 +39,10 @@ pytestmark = [
 ]
 
 FUZZ_SECONDS = int(os.environ.get("FUZZ_SECONDS", "180"))
-MIN_REQUESTS = 5000
+# A floor that says the fuzzer got going, not a rate: on this 2-core machine, where schemathesis's own case
+# generation shares the cores with the server, 180 s gave 3,816 requests against 95 operations (2026-11-27, the
+# commit before issue 34) and 4,055-4,083 against 100.
+MIN_REQUESTS = 3000
 CHECKS = "not_a_server_error,response_schema_conformance,content_type_conformance,error_is_json_with_error"
 
 
