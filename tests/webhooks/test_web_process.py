@@ -78,10 +78,11 @@ def test_a_hung_receiver_delays_no_request_and_no_other_endpoint(api):
         assert titles == {f"Ticket {n}" for n in range(6)}  # in any order: several threads send them
         hung.wait_for(5, timeout=15)
         assert hung.most_hanging == 2
-        # Its attempts end at the deadline, as failures to retry.
-        timed_out = [d for d in deliveries(api, hung_id) if d["error"]]
-        assert timed_out and all(d["error"] == "no complete answer within 3 s" and 3000 <= d["duration_ms"] < 4500
-                                 for d in timed_out), timed_out
+        # Its attempts end at the deadline (3 s; not at the receiver's close), as failures to retry. The bound above
+        # leaves room for a loaded machine: the sender's loop shares the web process's interpreter with its requests.
+        timed_out = [(d["error"], d["duration_ms"]) for d in deliveries(api, hung_id) if d["error"]]
+        assert timed_out and all(error == "no complete answer within 3 s" and 3000 <= duration_ms < 6000
+                                 for error, duration_ms in timed_out), timed_out
         assert [d["status"] for d in deliveries(api, healthy_id)] == ["delivered"] * 6
 
 
