@@ -3,6 +3,7 @@ not be archived, counts as an update of the ticket and records it; the board hea
 the card changes (comment and checklist counts)."""
 
 from collections import defaultdict
+from collections.abc import Callable
 
 from django.db import transaction
 from django.db.models import Max
@@ -49,11 +50,16 @@ def _comment_state(comment: Comment) -> dict:
     return {"id": comment.pk, "message": comment.message}
 
 
-def writable_comment(comment: Comment) -> tuple[TicketState, Comment]:
-    """Its ticket locked and writable, and the comment read again under that lock (deleted meanwhile: 404)."""
-    state = lock_state(comment.ticket)
+def _writable_part(part: Comment | ChecklistItem, read_again: Callable[[int], Comment | ChecklistItem]
+                   ) -> tuple[TicketState, Comment | ChecklistItem]:
+    """Its ticket locked and writable, and `part` read again under that lock (deleted meanwhile: 404)."""
+    state = lock_state(part.ticket)
     writable(state)
-    return state, selectors.live_comment(comment_id=comment.pk)
+    return state, read_again(part.pk)
+
+
+def writable_comment(comment: Comment) -> tuple[TicketState, Comment]:
+    return _writable_part(comment, lambda pk: selectors.live_comment(comment_id=pk))
 
 
 def add_comment(*, ticket: Ticket | TicketState, author: User, message: str) -> Comment:
@@ -95,10 +101,7 @@ def _item_state(item: ChecklistItem) -> dict:
 
 
 def _writable_item(item: ChecklistItem) -> tuple[TicketState, ChecklistItem]:
-    """Its ticket locked and writable, and the item read again under that lock (deleted meanwhile: 404)."""
-    state = lock_state(item.ticket)
-    writable(state)
-    return state, selectors.checklist_item(item_id=item.pk)
+    return _writable_part(item, lambda pk: selectors.checklist_item(item_id=pk))
 
 
 def add_checklist_item(*, ticket: Ticket | TicketState, text: str, actor: User) -> ChecklistItem:
