@@ -38,7 +38,9 @@ def setup(database: str) -> None:
     else:
         url = database_url(database)
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+    # Not a default: importing `config` (this module does) has already named config.settings for its Celery app,
+    # and the figures, which mint a token per run into databases kept from one run to the next, reached its cap.
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
     sys.path.insert(0, str(ROOT / "bench"))
     from board_bench import ensure_database, vacuum
