@@ -13,6 +13,8 @@ from pathlib import Path
 from unittest import mock
 from urllib.parse import urlencode
 
+import orjson
+
 from config.collector import tune_for_serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +38,9 @@ def setup(database: str) -> None:
     else:
         url = database_url(database)
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+    # Not a default: importing `config` (this module does) has already named config.settings for its Celery app,
+    # and the figures, which mint a token per run into databases kept from one run to the next, reached its cap.
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
     sys.path.insert(0, str(ROOT / "bench"))
     from board_bench import ensure_database, vacuum
@@ -118,6 +122,12 @@ def owner_client():
     return Client(HTTP_AUTHORIZATION=f"Bearer {issue_token(user=User.objects.get(username='bench-owner'))[1]}")
 
 
+def owner_membership(project):
+    from projects.models import Membership
+
+    return Membership.objects.select_related("project").get(project=project, user__username="bench-owner")
+
+
 @contextmanager
 def legacy_api():
     """The board as built and rendered before issue 14 (bench/legacy.py), through the same HTTP stack."""
@@ -130,13 +140,16 @@ def legacy_api():
         yield
 
 
-def board_floor(project) -> bytes:
-    """The same JSON from two hand-written SQL queries and json.dumps: what the board cannot beat."""
+def board_floor(membership) -> bytes:
+    """The board's bytes from two hand-written SQL queries for its cards, its head read by the same selectors,
+    and orjson (which renders the board too): what the board cannot beat."""
     from django.db import connection
 
     from projects.selectors import project_members, project_statuses, project_tags
     from projects.serializers import MemberOutput, TagOutput
+    from tickets.selectors import velocity
 
+    project = membership.project
     ticket_sql = (
         "SELECT t.id, t.number, t.title, s.slug, t.type, t.priority, t.deadline, {ts}, t.created_by_id, u.name, "
         "u.username, (SELECT COUNT(*) FROM tickets_comment c WHERE c.ticket_id = t.id AND c.deleted_at IS NULL), "
@@ -147,23 +160,26 @@ def board_floor(project) -> bytes:
         "ORDER BY t.sort_order, t.id")
     timestamp = ("to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
                  if connection.vendor == "postgresql" else "substr(t.created_at, 1, 19)")
+    # Each ticket's tags in the project's tag order, then its assignees by id.
     pairs_sql = (
         "SELECT 0, x.ticket_id, g.id, g.name, g.color, NULL, g.sort_order FROM tickets_ticket_tags x JOIN projects_tag g "
         "ON g.id = x.tag_id JOIN tickets_ticket t ON t.id = x.ticket_id WHERE t.project_id = %s "
         "UNION ALL SELECT 1, y.ticket_id, u.id, u.name, u.username, u.avatar_url, 0 FROM tickets_ticket_assignees y "
-        "JOIN accounts_user u ON u.id = y.user_id JOIN tickets_ticket t ON t.id = y.ticket_id WHERE t.project_id = %s")
+        "JOIN accounts_user u ON u.id = y.user_id JOIN tickets_ticket t ON t.id = y.ticket_id WHERE t.project_id = %s "
+        "ORDER BY 1, 7, 3")
     with connection.cursor() as cursor:
         cursor.execute(ticket_sql.format(ts=timestamp), [project.pk])
         rows = cursor.fetchall()
         cursor.execute(pairs_sql, [project.pk, project.pk])
         pairs = cursor.fetchall()
     tags, assignees = {}, {}
-    for kind, ticket_id, pk, name, other, extra, _ in sorted(pairs, key=lambda pair: (pair[0], pair[6], pair[2])):
+    for kind, ticket_id, pk, name, other, extra, _ in pairs:
         if kind == 0:
             tags.setdefault(ticket_id, []).append({"id": pk, "name": name, "color": other})
         else:
             assignees.setdefault(ticket_id, []).append({"id": pk, "name": name or other, "avatar": extra or None})
-    columns = {status.slug: [] for status in project_statuses(project=project)}
+    statuses = list(project_statuses(project=project))
+    columns = {status.slug: [] for status in statuses}
     for (pk, number, title, slug, type_, priority, deadline, created, creator, name, username, reactions, total,
          done) in rows:
         columns[slug].append({
@@ -172,9 +188,15 @@ def board_floor(project) -> bytes:
             "tags": tags.get(pk, []), "created_at": created, "assignees": assignees.get(pk, []),
             "creator": {"id": creator, "name": name or username}, "reaction_count": reactions,
             "checklist_total": total, "checklist_done": done})
-    return json.dumps({"columns": columns, "tags": TagOutput(project_tags(project=project), many=True).data,
-                       "members": MemberOutput(project_members(project=project), many=True).data},
-                      ensure_ascii=False, separators=(",", ":")).encode()
+    return orjson.dumps({
+        "project": {"id": project.id, "name": project.name, "prefix": project.prefix,
+                    "estimation_mode": project.estimation_mode, "role": membership.role,
+                    "docs_enabled": project.docs_enabled},
+        "columns": [{"status": status.slug, "hidden": status.hidden, "tickets": columns[status.slug]}
+                    for status in statuses],
+        "tags": TagOutput(project_tags(project=project), many=True).data,
+        "members": MemberOutput(project_members(project=project), many=True).data,
+        "velocity": velocity(project=project)})
 
 
 def _legacy_board_time(project, runs: int) -> float:
@@ -190,14 +212,16 @@ def board() -> dict:
     project = board_project(small)
     tune_for_serving()  # as config/asgi.py does in the server
     client, url = owner_client(), f"/api/v1/projects/{project.pk}/board"
-    now, floor = paired_p50({"now": lambda: client.get(url), "floor": lambda: board_floor(project)},
+    membership = owner_membership(project)
+    assert board_floor(membership) == client.get(url).content, "the floor must give the board's own bytes"
+    now, floor = paired_p50({"now": lambda: client.get(url), "floor": lambda: board_floor(membership)},
                             5 if SMALL else 20).values()
     with legacy_api():
         before = p50(lambda: client.get(url), 3 if SMALL else 10)
     return {"figure": f"board p50 at {small:,} tickets ÷ floor", "value": f"{ratio(now, floor)}×",
-            "goal": "≤ 2×", "baseline": f"{ratio(before, floor)}×",
-            "details": f"board {now:.0f} ms (before: {before:.0f} ms); floor (2 SQL queries + "
-                       f"json.dumps) {floor:.0f} ms"}
+            "goal": "≤ 1.2×", "baseline": f"{ratio(before, floor)}×",
+            "details": f"board {now:.0f} ms (before: {before:.0f} ms); floor (the same bytes from 2 SQL queries for "
+                       f"the cards + orjson) {floor:.0f} ms"}
 
 
 def growth() -> dict:
@@ -358,7 +382,7 @@ def search() -> dict:
         total_before = get("error")["total"]
     return {"figure": f"search p50, {search_bench.TICKETS:,} tickets / {search_bench.COMMENTS:,} comments, rare "
                       "word ÷ the same SQL by hand", "value": f"{ratio(now, hand)}× ({now:.0f} ms)",
-            "goal": "≤ 2× (< 30 ms)", "baseline": f"{ratio(before, hand)}× ({before:.0f} ms)",
+            "goal": "≤ 1.5×", "baseline": f"{ratio(before, hand)}× ({before:.0f} ms)",
             "details": f"hand SQL {hand:.1f} ms; common word `error`: {common:.0f} ms, total {body['total']} "
                        f"(capped: {str(body['total_capped']).lower()}; before: {common_before:.0f} ms, exact total "
                        f"{total_before})"}

@@ -81,13 +81,13 @@ def fill() -> None:
     descriptions = sentences(rng, words, TICKETS, 0, 120)
     with connection.cursor() as cursor:
         with cursor.copy("COPY tickets_ticket (project_id, number, title, description, status_id, type, sort_order,"
-                         " created_by_id, created_at, updated_at, archived_at, deleted_at) FROM STDIN") as copy:
+                         " created_by_id, created_at, updated_at, archived_at, deleted_at, version) FROM STDIN") as copy:
             for number, (title, description) in enumerate(zip(titles, descriptions, strict=True), start=1):
                 updated = moment()
                 copy.write_row((project.pk, number, title[:255], description, rng.choice(statuses),
                                 rng.choice(["bug", "feature", "feature", "release"]), number, rng.choice(users).pk,
                                 updated - timedelta(days=rng.randint(0, 60)), updated,
-                                updated if rng.random() < 0.05 else None, updated if rng.random() < 0.01 else None))
+                                updated if rng.random() < 0.05 else None, updated if rng.random() < 0.01 else None, 1))
         cursor.execute("UPDATE projects_project SET last_ticket_number = %s WHERE id = %s", [TICKETS, project.pk])
         cursor.execute("SELECT id FROM tickets_ticket WHERE project_id = %s ORDER BY id", [project.pk])
         ticket_ids = [row[0] for row in cursor.fetchall()]

@@ -32,7 +32,7 @@ from django.db.models.lookups import IContains, PatternLookup
 
 from accounts.models import display_name
 from core.lookups import any_of
-from core.queries import PreparedRows
+from core.queries import PreparedRows, Read, rows_together
 from projects.models import Project, Status
 
 from .models import Comment, Ticket
@@ -89,20 +89,30 @@ def search_tickets(*, project: Project, query: str, fields: set[str], statuses: 
     bound; the page itself is still exactly the first SEARCH_LIMIT in the order above.
     """
     scope = Scope.of(project, statuses, include_archived)
-    tickets = scope.tickets()
     number = referenced_number(project=project, query=query)
     probe = _probe(scope, query, fields, number)
     if probe.complete:
         newest_first = sorted(probe.found, key=lambda pk: (probe.found[pk][1], pk), reverse=True)
         ranked = sorted(newest_first, key=lambda pk: probe.found[pk][0])[:SEARCH_LIMIT]
     else:
-        ranked = _first_page(tickets, query, fields, number)
-    rows = _page_rows(ranked, query, fields, probe)
-    comments = _latest_comment_hits(ranked, query, probe) if "comments" in fields else {}
-    return SearchResult(rows=rows, prefix=project.prefix, tags=_tags(ranked),
+        ranked = _first_page(scope.tickets(), query, fields, number)
+    page, page_columns = _page_read(ranked, query, fields, probe)
+    reads = [page, (_tags_of, {"tickets": ranked})]
+    if "comments" in fields:
+        reads.append(_latest_comment_hits_read(ranked, query, probe))
+    page_rows, tag_rows, *comment_rows = _rows_of(reads)
+    rows = _page_rows(page_rows, page_columns, ranked, fields, probe)
+    comments = _comments_by_ticket(comment_rows[0]) if comment_rows else {}
+    return SearchResult(rows=rows, prefix=project.prefix, tags=_tags(tag_rows),
                         matches={row["id"]: _matches(row, comments.get(row["id"], []), query, fields)
                                  for row in rows},
                         total=len(probe.found), total_capped=not probe.complete)
+
+
+def _rows_of(reads: list[Read | QuerySet]) -> list[list[tuple]]:
+    """The rows of each read; the prepared ones (a rare word's are all prepared) in one round trip."""
+    together = iter(rows_together(*(read for read in reads if not isinstance(read, QuerySet))))
+    return [list(read) if isinstance(read, QuerySet) else next(together) for read in reads]
 
 
 @dataclass(frozen=True)
@@ -275,18 +285,25 @@ _page_of = {columns: PreparedRows(lambda tickets, columns=columns: _page_query(t
             for columns in (PAGE_COLUMNS, (*PAGE_COLUMNS, "description"))}
 
 
-def _page_rows(ranked: list[int], query: str, fields: set[str], probe: Probe) -> list[dict]:
-    """PAGE_COLUMNS of the `ranked` tickets in that order, with the texts and whether each matched.
+def _page_read(ranked: list[int], query: str, fields: set[str], probe: Probe) -> tuple[Read | QuerySet, tuple]:
+    """The read of PAGE_COLUMNS of the `ranked` tickets, with the texts searched and whether each matched
+    where the probe could not tell; with the names of its columns.
 
     Whether a text matched is the probe's answer where it read that field in full; the database is
     asked again only for a field with too many matches.
     """
-    known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
     hits = {f"{field}_hit": ExpressionWrapper(Q(**{f"{field}__icontains": query}), output_field=BooleanField())
-            for field in TEXT_FIELDS if field in fields and field not in known}
+            for field in TEXT_FIELDS if field in fields and field not in probe.text_hits}
     columns = (*PAGE_COLUMNS, *(["description"] if "description" in fields else []))
-    rows = _page_query(ranked, columns, hits) if hits else _page_of[columns](tickets=ranked)
-    by_id = {row[0]: dict(zip((*columns, *hits), row, strict=True)) for row in rows}
+    if hits:
+        return _page_query(ranked, columns, hits), (*columns, *hits)
+    return (_page_of[columns], {"tickets": ranked}), columns
+
+
+def _page_rows(rows: list[tuple], columns: tuple, ranked: list[int], fields: set[str], probe: Probe) -> list[dict]:
+    """The rows of _page_read() as dicts in the `ranked` order, with whether each text searched matched."""
+    known = {field: ids for field, ids in probe.text_hits.items() if field in fields}
+    by_id = {row[0]: dict(zip(columns, row, strict=True)) for row in rows}
     for row in by_id.values():
         row.update((f"{field}_hit", row["id"] in ids) for field, ids in known.items())
     return [by_id[pk] for pk in ranked]
@@ -300,26 +317,29 @@ _comments_newest_first = PreparedRows(lambda comments: Comment.objects.filter(an
     "-created_at", "-id").values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
 
 
-def _tags(ticket_ids: list[int]) -> dict[int, list[tuple[int, str, str]]]:
+def _tags(rows: list[tuple]) -> dict[int, list[tuple[int, str, str]]]:
     tags = defaultdict(list)
-    for ticket_id, *tag in _tags_of(tickets=ticket_ids):
+    for ticket_id, *tag in rows:
         tags[ticket_id].append(tuple(tag))
     return tags
 
 
-def _latest_comment_hits(ticket_ids: list[int], query: str, probe: Probe) -> dict[int, list[tuple[str, UserRef]]]:
-    """The latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their authors."""
+def _latest_comment_hits_read(ticket_ids: list[int], query: str, probe: Probe) -> Read | QuerySet:
+    """The read of the latest COMMENT_HITS_PER_TICKET comment hits of each ticket, newest first, with their
+    authors."""
     if probe.comment_hits is not None:
         # The probe read every hit with its time: the page's latest are fetched by id, nothing searched again.
-        rows = _comments_newest_first(comments=[
+        return _comments_newest_first, {"comments": [
             comment_id for pk in ticket_ids
-            for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET]])
-    else:
-        # The latest few hits per ticket, in one query whatever the number of tickets and comments.
-        latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
-        rows = (_comment_hits(like_pattern(query)).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
-                .filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
-                .values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
+            for _, comment_id in sorted(probe.comment_hits.get(pk, ()), reverse=True)[:COMMENT_HITS_PER_TICKET]]}
+    # The latest few hits per ticket, in one query whatever the number of tickets and comments.
+    latest = Window(RowNumber(), partition_by=F("ticket_id"), order_by=[F("created_at").desc(), F("id").desc()])
+    return (_comment_hits(like_pattern(query)).filter(any_of("ticket_id", ticket_ids)).annotate(position=latest)
+            .filter(position__lte=COMMENT_HITS_PER_TICKET).order_by("-created_at", "-id")
+            .values_list("ticket_id", "message", "author_id", "author__name", "author__username"))
+
+
+def _comments_by_ticket(rows: list[tuple]) -> dict[int, list[tuple[str, UserRef]]]:
     by_ticket = defaultdict(list)
     for ticket_id, message, author_id, name, username in rows:
         by_ticket[ticket_id].append((message, UserRef(author_id, display_name(name, username))))

@@ -16,7 +16,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from accounts.models import User, shown_name
-from core.queries import PreparedLookup, PreparedRows, Read, rows_of
+from core.queries import PreparedLookup, PreparedRows, Read, rows_of, rows_together
 from core.rows import found
 from core.time import timestamp
 from projects.models import Project, StatusCategory, Tag
@@ -87,11 +87,7 @@ def ticket_rows(tickets: QuerySet[Ticket], *, prefix: str, board: bool, tags: It
     ticket in a frame) is loaded here, so the shape never depends on who is a member now.
     """
     if board:
-        tickets = tickets.annotate(
-            reaction_count=count_of(Comment, deleted_at__isnull=True),
-            checklist_total=count_of(ChecklistItem),
-            checklist_done=count_of(ChecklistItem, done=True),
-        )
+        tickets = _with_card_counts(tickets)
     rows = list(tickets.annotate(created=UtcTimestamp("created_at"))
                 .values(*(BOARD_COLUMNS if board else LIST_COLUMNS)))
     if not rows:
@@ -101,8 +97,33 @@ def ticket_rows(tickets: QuerySet[Ticket], *, prefix: str, board: bool, tags: It
     # most its limit: a sliced query keeps its order).
     few = len(rows) <= FEW_TICKETS or tickets.query.is_sliced
     ids = [row["id"] for row in rows] if few else tickets.order_by().values("pk")
+    return _ticket_rows_of(rows, prefix=prefix, board=board, tag_pairs=_tag_pairs(ids),
+                           assignee_pairs=_assignee_pairs(ids) if board else (), tags=tags, users=users)
+
+
+def _with_card_counts(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
+    return tickets.annotate(
+        reaction_count=count_of(Comment, deleted_at__isnull=True),
+        checklist_total=count_of(ChecklistItem),
+        checklist_done=count_of(ChecklistItem, done=True),
+    )
+
+
+def _tag_pairs(ticket_ids) -> QuerySet:
+    return Ticket.tags.through.objects.filter(ticket__in=ticket_ids).values_list("ticket_id", "tag_id")
+
+
+def _assignee_pairs(ticket_ids) -> QuerySet:
+    return Ticket.assignees.through.objects.filter(ticket__in=ticket_ids).order_by("user_id").values_list(
+        "ticket_id", "user_id")
+
+
+def _ticket_rows_of(rows: list[dict], *, prefix: str, board: bool, tag_pairs: Iterable[tuple],
+                    assignee_pairs: Iterable[tuple], tags: Iterable[Tag] | None,
+                    users: Iterable[User] | None) -> TicketRows:
+    """TicketRows of the rows read and the (ticket id, tag id) and (ticket id, user id) pairs of those rows."""
     tags_by_id = {tag.pk: tag for tag in tags} if tags is not None else {}
-    tag_ids = _pairs(Ticket.tags.through.objects.filter(ticket__in=ids).values_list("ticket_id", "tag_id"))
+    tag_ids = _pairs(tag_pairs)
     missing_tags = {tag_id for ids_ in tag_ids.values() for tag_id in ids_} - tags_by_id.keys()
     if missing_tags:
         tags_by_id.update((tag.pk, tag) for tag in Tag.objects.filter(pk__in=missing_tags))
@@ -112,8 +133,7 @@ def ticket_rows(tickets: QuerySet[Ticket], *, prefix: str, board: bool, tags: It
         ticket_tags.sort(key=rank.__getitem__)
     result = TicketRows(rows=rows, board=board, prefix=prefix, tag_ids=tag_ids, tags=tags_by_id)
     if board:
-        result.assignee_ids = _pairs(Ticket.assignees.through.objects.filter(ticket__in=ids)
-                                     .order_by("user_id").values_list("ticket_id", "user_id"))
+        result.assignee_ids = _pairs(assignee_pairs)
         result.users = {user.pk: user for user in users} if users is not None else {}
         needed = {row["created_by_id"] for row in rows}
         needed.update(user_id for ids_ in result.assignee_ids.values() for user_id in ids_)
@@ -141,7 +161,7 @@ def new_ticket_rows(*, ticket: Ticket, tags: Iterable[Tag], checklist_total: int
                       tags={tag.pk: tag for tag in tags}, users={ticket.created_by_id: ticket.created_by})
 
 
-def _pairs(pairs: QuerySet) -> dict[int, list[int]]:
+def _pairs(pairs: Iterable[tuple]) -> dict[int, list[int]]:
     grouped = defaultdict(list)
     for ticket_id, other_id in pairs:
         grouped[ticket_id].append(other_id)
@@ -158,9 +178,24 @@ def ticket_page(*, project: Project, query: TicketListQuery) -> tuple[TicketRows
     return rows, query.cursor_after(rows.rows[-1])
 
 
+def _board_cards(project: int) -> QuerySet[Ticket]:
+    return Ticket.objects.active().filter(project_id=project).order_by("sort_order", "id")
+
+
+# The board's cards, their tags and their assignees: compiled once and sent in one round trip (every board
+# request reads them; building these three queries cost the ORM more than a small board's rows).
+_board_reads = (
+    PreparedRows(lambda project: _with_card_counts(_board_cards(project)).annotate(
+        created=UtcTimestamp("created_at")).values_list(*BOARD_COLUMNS)),
+    PreparedRows(lambda project: _tag_pairs(_board_cards(project).order_by().values("pk"))),
+    PreparedRows(lambda project: _assignee_pairs(_board_cards(project).order_by().values("pk"))),
+)
+
+
 def board_tickets(*, project: Project, tags: Iterable[Tag], users: Iterable[User]) -> TicketRows:
-    return ticket_rows(Ticket.objects.active().filter(project=project).order_by("sort_order", "id"),
-                       prefix=project.prefix, board=True, tags=tags, users=users)
+    rows, tag_pairs, assignee_pairs = rows_together(*((read, {"project": project.pk}) for read in _board_reads))
+    return _ticket_rows_of([dict(zip(BOARD_COLUMNS, row, strict=True)) for row in rows], prefix=project.prefix,
+                           board=True, tag_pairs=tag_pairs, assignee_pairs=assignee_pairs, tags=tags, users=users)
 
 
 def board_tickets_by_id(*, project: Project, ticket_ids: Iterable[int], users: Iterable[User] = ()) -> TicketRows:
