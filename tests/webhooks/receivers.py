@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 import standardwebhooks
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    # socketserver's listen backlog is 5: a sender with up to 32 attempts in flight to one endpoint
+    # (webhooks/sender.py, ENDPOINT_CEILING) overflowed it on a loaded machine, and a connection the kernel
+    # dropped failed an attempt that never reached the receiver.
+    request_queue_size = 128
+
+
 @dataclass(frozen=True)
 class Received:
     path: str
@@ -52,7 +59,7 @@ class Receiver:
         self.hanging = self.most_hanging = 0  # requests held without an answer, now and at most at once
         self.changed = threading.Condition()
         self.closing = threading.Event()
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _Server(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
         self.server_names: list[str | None] = []  # the TLS server name each client asked for
