@@ -41,7 +41,7 @@ class BucketStorage(S3Storage):
     """django-storages' S3 backend with one S3 client per process, and time limits on every call.
 
     The backend builds a connection (a boto3 resource, its client and that client's pool of HTTP
-    connections) per thread, and every request of ours runs in a thread of its own: each would build a
+    connections) per thread, and requests run in many threads (config/handler.py): each would build a
     session (about 80 ms of CPU) and open new connections to the bucket. Here the client, which boto3 makes
     safe to share between threads, is built once, by the backend with every setting of ours; each thread
     gets a resource of its own around it (resources are not to be shared, boto3 says).

@@ -4,7 +4,7 @@ local-memory cache otherwise.
 On Redis the counters go through one client per process (redis-py's clients are thread-safe, each with its
 pool of connections), under the keys Django's cache would give them. Django builds its cache backends per
 request context, so `django.core.cache.cache` meant a new django-redis client for every request (every
-request runs in a context and a thread of its own): about 1.2 ms of CPU each, more than the count itself.
+request runs in a context of its own): about 1.2 ms of CPU each, more than the count itself.
 """
 
 import threading

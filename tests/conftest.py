@@ -10,6 +10,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import connection
 
 from accounts.services import issue_token
+from config.application import django_asgi_app
 from config.settings import cache_config
 from core import background
 from core.queries import prepares_statements
@@ -73,6 +74,14 @@ def _no_runner_left_behind():
     yield
     background.stop_local_runner()
     background.stop_services()
+
+
+@pytest.fixture(autouse=True)
+def _no_request_thread_kept():
+    """The threads requests ran in are kept for the next request (config/handler.py), and on SQLite with their
+    persistent connection: a test without database access would find the last test's connection open."""
+    yield
+    django_asgi_app.threads.stop_idle()
 
 
 @pytest.fixture(autouse=True)

@@ -85,3 +85,106 @@ async def test_errors_are_still_answered_by_the_stack(hops_to_the_loop):
     start, body = await asgi_get("/api/v1/no-such-thing")
     assert start["status"] == 404 and "error" in json.loads(body)
     assert hops_to_the_loop == []
+
+
+@pytest.fixture
+def token_header(manager):
+    return [(b"authorization", f"Bearer {issue_token(user=manager)[1]}".encode())]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_one_request_after_another_runs_in_the_same_kept_thread(token_header, view_threads):
+    for _ in range(3):
+        start, _ = await asgi_get("/api/v1/projects", token_header)
+        assert start["status"] == 200
+    assert len(set(view_threads)) == 1 and view_threads[0] != threading.get_ident()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_requests_at_once_never_share_a_thread(monkeypatch, token_header, view_threads):
+    both_in = threading.Barrier(3, timeout=10)  # three views in at once, or they time out (a 500)
+    original = ProjectCollectionViewSet.list
+
+    def meeting(self, request):
+        both_in.wait()
+        return original(self, request)
+
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", meeting)
+    answers = await asyncio.gather(*(asgi_get("/api/v1/projects", token_header) for _ in range(3)))
+    assert [start["status"] for start, _ in answers] == [200, 200, 200]
+    assert len(set(view_threads)) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_request_whose_client_left_gives_its_thread_back_once_its_view_has_run(
+        monkeypatch, token_header, view_threads):
+    started, release = threading.Event(), threading.Event()
+    original = ProjectCollectionViewSet.list
+
+    def held_once(self, request):
+        if not started.is_set():
+            started.set()
+            release.wait(timeout=10)
+        return original(self, request)
+
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", held_once)
+    left = asyncio.create_task(asgi_get_then_leave("/api/v1/projects", token_header, started))
+    await asyncio.to_thread(started.wait, 10)
+    start, _ = await asyncio.wait_for(asgi_get("/api/v1/projects", token_header), timeout=10)
+    assert start["status"] == 200
+    release.set()
+    await asyncio.wait_for(left, timeout=10)
+    start, _ = await asgi_get("/api/v1/projects", token_header)
+    assert start["status"] == 200
+    assert len(view_threads) == 3 and view_threads[0] != view_threads[1] and view_threads[2] in view_threads[:2]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread(
+        monkeypatch, token_header, view_threads):
+    started, release, held_in = threading.Event(), threading.Event(), []
+    original = ProjectCollectionViewSet.list
+
+    def held(self, request):
+        held_in.append(threading.get_ident())
+        started.set()
+        release.wait(timeout=10)
+        return original(self, request)
+
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", held)
+    cancelled = asyncio.create_task(asgi_get("/api/v1/projects", token_header))
+    await asyncio.to_thread(started.wait, 10)
+    cancelled.cancel()  # as a server stopping does
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", original)
+    try:
+        for _ in range(2):  # neither waits behind the held view
+            start, _ = await asyncio.wait_for(asgi_get("/api/v1/projects", token_header), timeout=5)
+            assert start["status"] == 200
+    finally:
+        release.set()
+    assert len(view_threads) == 2 and held_in[0] not in view_threads
+
+
+async def asgi_get_then_leave(path: str, headers, view_started: threading.Event) -> None:
+    """A GET whose client disconnects once the view has started."""
+    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
+             "client": ("127.0.0.1", 40001), "server": ("testserver", 443)}
+    messages = [{"type": "http.request", "body": b"", "more_body": False}]
+
+    async def receive():
+        if messages:
+            return messages.pop()
+        await asyncio.to_thread(view_started.wait, 10)
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        pass  # nobody is listening
+
+    await application(scope, receive, send)
