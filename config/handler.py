@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+from django.db import connections
 
 IDLE_THREADS_KEPT = 32
 
@@ -23,7 +24,8 @@ class RequestThreads:
     for it and joins it at the end: a third of a trivial request's CPU went to starting and joining threads.
     A request that ended (answered, failed, or its client gone: asgiref awaits every call into the thread to
     its end) gives its executor back, idle; at most IDLE_THREADS_KEPT are kept. A request cancelled while
-    its thread may still be running (the server stopping) gives it back to be stopped once its work is done.
+    its thread may still be running (the server stopping) gives it back to be stopped once its work is done,
+    closing the thread's database connections: Django's request_finished, which would have, never comes.
     """
 
     def __init__(self, idle_kept: int = IDLE_THREADS_KEPT):
@@ -39,8 +41,10 @@ class RequestThreads:
     def give_back(self, executor: ThreadPoolExecutor, *, ended: bool) -> None:
         if ended and len(self.idle) < self.idle_kept:
             self.idle.append(executor)
-        else:
-            executor.shutdown(wait=False)
+            return
+        if not ended:
+            executor.submit(connections.close_all)
+        executor.shutdown(wait=False)
 
     def stop_idle(self) -> None:
         """Stop the idle threads, and with them what they hold (a persistent connection to SQLite)."""

@@ -4,10 +4,12 @@ synchronous stack, entered once from the event loop (config/handler.py)."""
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 from asgiref.sync import AsyncToSync
 from channels.db import database_sync_to_async
+from django.db import connection
 
 from accounts.services import issue_token
 from config.application import application
@@ -156,6 +158,7 @@ async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread
         return original(self, request)
 
     monkeypatch.setattr(ProjectCollectionViewSet, "list", held)
+    checked_out = await database_sync_to_async(connections_checked_out)()
     cancelled = asyncio.create_task(asgi_get("/api/v1/projects", token_header))
     await asyncio.to_thread(started.wait, 10)
     cancelled.cancel()  # as a server stopping does
@@ -169,6 +172,20 @@ async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread
     finally:
         release.set()
     assert len(view_threads) == 2 and held_in[0] not in view_threads
+    # Its thread gives its database connection back once the view is done (no request_finished comes).
+    deadline = time.monotonic() + 10
+    while await database_sync_to_async(connections_checked_out)() != checked_out and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert await database_sync_to_async(connections_checked_out)() == checked_out
+
+
+def connections_checked_out() -> int | None:
+    """How many of the pool's connections are handed out (PostgreSQL); None without a pool."""
+    pool = getattr(connection, "pool", None)
+    if pool is None:
+        return None
+    stats = pool.get_stats()
+    return stats["pool_size"] - stats["pool_available"]
 
 
 async def asgi_get_then_leave(path: str, headers, view_started: threading.Event) -> None:
