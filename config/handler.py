@@ -21,7 +21,8 @@ class RequestThreads:
     """Single-thread executors for requests, each lent to one request at a time and kept for the next.
 
     Django's handler gives every request a thread-sensitive context of its own, and asgiref starts a thread
-    for it and joins it at the end: a third of a trivial request's CPU went to starting and joining threads.
+    for it and joined it at the end: about a sixth of a trivial request's CPU (py-spy in a server worker),
+    with the event loop waiting for each new thread to start.
     A request that ended (answered, failed, or its client gone: asgiref awaits every call into the thread to
     its end) gives its executor back, idle; at most IDLE_THREADS_KEPT are kept. A request cancelled while
     its thread may still be running (the server stopping) gives it back to be stopped once its work is done,

@@ -128,8 +128,8 @@ def env_number(name: str, default: float, kind: type = int) -> float:
 def database_pool() -> dict:
     """psycopg_pool arguments for one server process. Under ASGI each request runs its database work in a
     thread lent to it alone (config/handler.py), and a burst of requests at once is as many threads, so
-    persistent connections (CONN_MAX_AGE) pile up one per thread until PostgreSQL refuses clients; the pool caps them at max_size per process, and a request that finds them all busy
-    waits up to `timeout` seconds (then PoolTimeout, answered 503 by the API)."""
+    persistent connections (CONN_MAX_AGE) pile up one per thread until PostgreSQL refuses clients; the pool
+    caps them at max_size per process, and a request that finds them all busy waits up to `timeout` seconds (then PoolTimeout, answered 503 by the API)."""
     min_size = env_number("DATABASE_POOL_MIN_SIZE", 2)
     max_size = env_number("DATABASE_POOL_MAX_SIZE", 10)
     if not 0 <= min_size <= max_size or max_size < 1:

@@ -16,10 +16,13 @@ from config.application import application
 from projects.views import ProjectCollectionViewSet
 
 
+def http_scope(path: str, headers: list[tuple[bytes, bytes]] = (), method: str = "GET") -> dict:
+    return {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
+            "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
+            "client": ("127.0.0.1", 40000), "server": ("testserver", 443)}
+
+
 async def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = (), method: str = "GET") -> tuple[dict, bytes]:
-    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
-             "client": ("127.0.0.1", 40000), "server": ("testserver", 443)}
     requests = [{"type": "http.request", "body": b"", "more_body": False}]
     sent = []
 
@@ -31,7 +34,7 @@ async def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = (), method: s
     async def send(message):
         sent.append(message)
 
-    await application(scope, receive, send)
+    await application(http_scope(path, headers, method), receive, send)
     start = next(message for message in sent if message["type"] == "http.response.start")
     return start, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
 
@@ -106,11 +109,11 @@ async def test_one_request_after_another_runs_in_the_same_kept_thread(token_head
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_requests_at_once_never_share_a_thread(monkeypatch, token_header, view_threads):
-    both_in = threading.Barrier(3, timeout=10)  # three views in at once, or they time out (a 500)
+    all_in = threading.Barrier(3, timeout=10)  # three views in at once, or they time out (a 500)
     original = ProjectCollectionViewSet.list
 
     def meeting(self, request):
-        both_in.wait()
+        all_in.wait()
         return original(self, request)
 
     monkeypatch.setattr(ProjectCollectionViewSet, "list", meeting)
@@ -190,9 +193,6 @@ def connections_checked_out() -> int | None:
 
 async def asgi_get_then_leave(path: str, headers, view_started: threading.Event) -> None:
     """A GET whose client disconnects once the view has started."""
-    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "scheme": "https", "headers": [(b"host", b"testserver"), *headers],
-             "client": ("127.0.0.1", 40001), "server": ("testserver", 443)}
     messages = [{"type": "http.request", "body": b"", "more_body": False}]
 
     async def receive():
@@ -204,4 +204,4 @@ async def asgi_get_then_leave(path: str, headers, view_started: threading.Event)
     async def send(message):
         pass  # nobody is listening
 
-    await application(scope, receive, send)
+    await application(http_scope(path, headers), receive, send)
