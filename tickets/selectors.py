@@ -19,7 +19,7 @@ from accounts.models import User, shown_name
 from core.queries import PreparedLookup, PreparedRows, Read, rows_of, rows_together
 from core.rows import found
 from core.time import timestamp
-from projects.models import Project, StatusCategory, Tag
+from projects.models import Project, Status, StatusCategory, Tag
 
 from .filters import TicketListQuery
 from .models import Activity, Attachment, Blocker, ChecklistItem, Comment, Ticket
@@ -214,6 +214,11 @@ def velocity(*, project: Project) -> int:
 
 def open_ticket_count(*, project: Project) -> int:
     return Ticket.objects.active().filter(project=project).exclude(status__category=StatusCategory.DONE).count()
+
+
+# A creation's column when it names none: compiled once, and read in the round trip of the caller's membership.
+first_status = PreparedLookup(Status, lambda statuses, project: statuses.filter(project_id=project),
+                              first_by=("sort_order", "id"))
 
 
 # Every request on one ticket makes this lookup: compiled once.

@@ -110,8 +110,8 @@ def test_an_assignment(setting, project):  # [≤ 12]
 def test_a_creation(setting, project):  # [≤ 11]
     api, _, _, _ = setting
     sent = statements(lambda n: api.post(f"/api/v1/projects/{project.pk}/tickets", {"title": f"New {n}"}))
-    # token; membership; BEGIN; the first status; the number and the frame's seq; the column's end; the ticket;
-    # its history; the event; COMMIT
+    # token; membership and the first status (one round trip); BEGIN; the number and the frame's seq; the
+    # column's end; the ticket; its history; the event; COMMIT
     assert len(sent) == 10, sent
 
 

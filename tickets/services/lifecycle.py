@@ -11,12 +11,11 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
-from core.queries import PreparedLookup
 from core.rows import UNCHANGED
 from events.publish import Numbers, reserve_seq
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
-from tickets import broadcast, history
+from tickets import broadcast, history, selectors
 from tickets.models import Activity, ChecklistItem, Ticket, TicketType
 
 from ..state import TicketState, lock_state
@@ -54,15 +53,6 @@ def writable(state: TicketState) -> None:
         raise RuleViolation("ticket is archived: unarchive it first")
 
 
-# Compiled once: every creation without a status reads it.
-_first_status = PreparedLookup(Status, lambda statuses, project: statuses.filter(project_id=project),
-                               first_by=("sort_order", "id"))
-
-
-def first_status(project: Project) -> Status:
-    return _first_status(project=project.pk)
-
-
 def _entering(ticket: Ticket, status: Status, *, sort_order: int) -> dict:
     """The field values that put the ticket in `status` at `sort_order`, with `done_at` (velocity) in step."""
     was_done = ticket.status_id is not None and ticket.status.category == StatusCategory.DONE
@@ -81,7 +71,8 @@ def create_ticket(
     story_points: int | None = None, estimated_hours: Decimal | None = None,
     checklist: list[str] = (), tags: list[Tag] = (),
 ) -> Ticket:
-    status = status or first_status(project)  # read before the project row is locked: it queues creations
+    # Read before the project row is locked, which queues creations (the API's reads it with the membership).
+    status = status or selectors.first_status(project=project.pk)
     number, numbers = take_number_and_seq(project=project)
     ticket = Ticket(
         project=project, number=number, title=title, description=description, type=type, priority=priority,

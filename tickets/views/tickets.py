@@ -85,6 +85,11 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
                       "archived": Role.VIEWER, "create": Role.EDITOR, "sort": Role.CONTRIBUTOR}
     query_parameters = {"list": LIST_PARAMETERS, "archived": ArchivedFilterInput}
 
+    def reads_with_membership(self) -> list[Read]:
+        if self.action == "create":  # the column of a ticket created without one
+            return [selectors.first_status.call(project=self.kwargs["project_id"])]
+        return []
+
     @extend_schema(
         description="In board order. Filters combine (all must hold); `tag` may repeat. With `limit` (or a `cursor`) "
                     "the answer is one page and adds `next_cursor` (null on the last page) and a `Link: <…>; "
@@ -113,6 +118,7 @@ class ProjectTicketsViewSet(ProjectScopedViewSet):
     def create(self, request, project_id):
         """Create a ticket."""
         data = validated(CreateTicketInput, request.data, project=self.project)
+        data["status"] = data.get("status") or selectors.first_status.instance(self.rows_read_with_membership[0])
         ticket = services.create_ticket(project=self.project, actor=request.user, **data)
         return Response({"ticket_ref": ticket.prefix_ref}, status=status.HTTP_201_CREATED)
 
