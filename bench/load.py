@@ -1,6 +1,7 @@
 """Servers on 127.0.0.1 and a keep-alive HTTP load generator, for the throughput figures."""
 
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -96,12 +97,15 @@ async def _balanced_connections(servers: Servers, clients: int) -> list[Connecti
     Left to the kernel, a burst of connections to gunicorn's one port often lands on one worker, which
     then serves everything while the other idles. Like a proxy spreading its upstream connections, a
     connection is kept only while its process (the trivial view tells its pid) holds less than its share.
+    The attempts go on for up to STARTUP_SECONDS: a worker still starting (gunicorn's workers answer once
+    each has loaded the application, the first one alone when the server is first seen answering) takes none.
     """
     share = -(-clients // servers.processes)
     kept, per_process = [], {}
-    for attempt in range(clients * 50):
-        if len(kept) == clients:
-            return kept
+    deadline = time.monotonic() + STARTUP_SECONDS
+    for attempt in itertools.count():
+        if len(kept) == clients or time.monotonic() > deadline:
+            break
         reader, writer = await asyncio.open_connection("127.0.0.1", servers.ports[attempt % len(servers.ports)])
         connection = Connection(reader, writer)
         _, body = await connection.request("GET", "/bench/trivial", {})
@@ -111,6 +115,8 @@ async def _balanced_connections(servers: Servers, clients: int) -> list[Connecti
             kept.append(connection)
         else:
             writer.close()
+    if len(kept) == clients:
+        return kept
     raise RuntimeError(f"could not spread {clients} connections over {servers.processes} processes: {per_process}")
 
 
