@@ -4,12 +4,11 @@ synchronous stack, entered once from the event loop (config/handler.py)."""
 import asyncio
 import json
 import threading
-import time
 
 import pytest
 from asgiref.sync import AsyncToSync
 from channels.db import database_sync_to_async
-from django.db import connection
+from django.db import connection, connections
 
 from accounts.services import issue_token
 from config.application import application
@@ -161,6 +160,14 @@ async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread
         return original(self, request)
 
     monkeypatch.setattr(ProjectCollectionViewSet, "list", held)
+    closed = threading.Event()
+    close_all = connections.close_all
+
+    def close_all_and_tell():
+        close_all()
+        closed.set()
+
+    monkeypatch.setattr(connections, "close_all", close_all_and_tell)
     checked_out = await database_sync_to_async(connections_checked_out)()
     cancelled = asyncio.create_task(asgi_get("/api/v1/projects", token_header))
     await asyncio.to_thread(started.wait, 10)
@@ -176,9 +183,7 @@ async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread
         release.set()
     assert len(view_threads) == 2 and held_in[0] not in view_threads
     # Its thread gives its database connection back once the view is done (no request_finished comes).
-    deadline = time.monotonic() + 10
-    while await database_sync_to_async(connections_checked_out)() != checked_out and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(closed.wait, 10)
     assert await database_sync_to_async(connections_checked_out)() == checked_out
 
 
