@@ -21,12 +21,13 @@ class RequestThreads:
     """Single-thread executors for requests, each lent to one request at a time and kept for the next.
 
     Django's handler gives every request a thread-sensitive context of its own, and asgiref starts a thread
-    for it and joined it at the end: about a sixth of a trivial request's CPU (py-spy in a server worker),
+    for it and joins it at the end: about a sixth of a trivial request's CPU (py-spy in a server worker),
     with the event loop waiting for each new thread to start.
     A request that ended (answered, failed, or its client gone: asgiref awaits every call into the thread to
-    its end) gives its executor back, idle; at most IDLE_THREADS_KEPT are kept. A request cancelled while
-    its thread may still be running (the server stopping) gives it back to be stopped once its work is done,
-    closing the thread's database connections: Django's request_finished, which would have, never comes.
+    its end) gives its executor back, idle; at most IDLE_THREADS_KEPT are kept. An executor not kept (one too
+    many, or a request's cancelled while its thread may still be running: the server stopping) is stopped once
+    its work is done, closing the thread's database connections first: for a cancelled request Django's
+    request_finished, which would have, never comes.
     """
 
     def __init__(self, idle_kept: int = IDLE_THREADS_KEPT):
@@ -43,8 +44,7 @@ class RequestThreads:
         if ended and len(self.idle) < self.idle_kept:
             self.idle.append(executor)
             return
-        if not ended:
-            executor.submit(connections.close_all)
+        executor.submit(connections.close_all)
         executor.shutdown(wait=False)
 
     def stop_idle(self) -> None:

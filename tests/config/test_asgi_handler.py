@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from django.db import connection, connections
 
 from accounts.services import issue_token
-from config.application import application
+from config.application import application, django_asgi_app
 from projects.views import ProjectCollectionViewSet
 
 
@@ -186,6 +186,30 @@ async def test_a_request_cancelled_with_its_view_running_never_lends_that_thread
     assert await asyncio.to_thread(closed.wait, 10)
     assert await database_sync_to_async(connections_checked_out)() == checked_out
 
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_thread_not_kept_closes_its_connections_before_it_stops(monkeypatch, token_header):
+    monkeypatch.setattr(django_asgi_app.threads, "idle_kept", 0)
+    viewed_in, closed_in = [], []
+    original, close_all = ProjectCollectionViewSet.list, connections.close_all
+
+    def recorded(self, request):
+        viewed_in.append(threading.current_thread())  # the thread itself: a stopped thread's id is reused
+        return original(self, request)
+
+    def close_all_and_tell():
+        close_all()
+        closed_in.append(threading.current_thread())
+
+    monkeypatch.setattr(ProjectCollectionViewSet, "list", recorded)
+    monkeypatch.setattr(connections, "close_all", close_all_and_tell)
+    for _ in range(2):
+        start, _ = await asgi_get("/api/v1/projects", token_header)
+        assert start["status"] == 200
+    await asyncio.to_thread(lambda: [thread.join(10) for thread in viewed_in])
+    assert viewed_in[0] is not viewed_in[1] and not any(thread.is_alive() for thread in viewed_in)
+    assert closed_in == viewed_in
 
 def connections_checked_out() -> int | None:
     """How many of the pool's connections are handed out (PostgreSQL); None without a pool."""
