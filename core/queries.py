@@ -97,8 +97,21 @@ class PreparedRows:
         return tuple(row)
 
 
-# A prepared query with its arguments, as rows_together() takes it.
-Read = tuple[PreparedRows, dict]
+class Statement:
+    """A hand-written statement, its parameters named (`%(name)s`), whose rows rows_together() answers as it
+    answers a prepared read's: a write sent in the round trip of the reads that must follow it. The statements
+    of one round trip still run one after the other, each with a snapshot of its own (READ COMMITTED): a read
+    sent after an UPDATE that waited for its row's lock sees what committed while it waited."""
+
+    def __init__(self, sql: str):
+        self._compiled = _Compiled(sql, (), (), ())
+
+    def _bound(self, arguments: dict) -> tuple[_Compiled, dict]:
+        return self._compiled, arguments
+
+
+# A prepared query (or a statement) with its arguments, as rows_together() takes it.
+Read = tuple[PreparedRows | Statement, dict]
 
 
 def rows_together(*calls: Read) -> list[list[tuple]]:
@@ -117,12 +130,12 @@ def prepares_statements(connection) -> bool:
     return connection.vendor == "postgresql" and connection.settings_dict["OPTIONS"].get("prepare_threshold") is not None
 
 
-def _rows(cursor, compiled: _Compiled, params: list, connection) -> list[tuple]:
+def _rows(cursor, compiled: _Compiled, params: list | dict, connection) -> list[tuple]:
     cursor.execute(compiled.sql, params)
     return PreparedRows._converted_rows(cursor.fetchall(), compiled, connection)
 
 
-def _prepared_statements_rows(connection, bound: list[tuple[_Compiled, list]]) -> list[list[tuple]]:
+def _prepared_statements_rows(connection, bound: list[tuple[_Compiled, list | dict]]) -> list[list[tuple]]:
     """The statements bound by the server, which psycopg then prepares on each connection they run on
     (settings: `prepare_threshold`): PostgreSQL parses and plans each of them once per connection rather
     than at every request, about three quarters of its CPU for a ticket detail. The ORM's own cursors bind

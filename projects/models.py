@@ -3,6 +3,8 @@ from django.db import connection, models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from core.queries import Read, Statement, rows_together
+
 from .roles import Role, rank_of
 
 
@@ -31,16 +33,20 @@ class ProjectQuerySet(models.QuerySet):
         because whoever numbers events needs it (events.publish): read under this lock, it agrees with
         the webhooks a write's events go to, at no extra round trip.
         """
+        counters, _ = self.advance_counters_then(project_id, **steps)
+        return counters
+
+    def advance_counters_then(self, project_id: int, *reads: Read, **steps: int) -> tuple[dict[str, int], list]:
+        """advance_counters(), and the rows of each of `reads` (core.queries), sent in the same round trip after
+        the UPDATE: each runs once the project's lock is granted, and sees what committed before."""
         quote = connection.ops.quote_name
         table = quote(self.model._meta.db_table)
-        columns = [quote(self.model._meta.get_field(counter).column) for counter in steps]
-        assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
-        returning = ", ".join([*columns, quote(self.model._meta.get_field("has_active_webhooks").column)])
-        with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET {assignments} WHERE id = %s RETURNING {returning}",
-                           [*steps.values(), project_id])
-            *values, has_active_webhooks = cursor.fetchone()
-            return {**dict(zip(steps, values, strict=True)), "has_active_webhooks": bool(has_active_webhooks)}
+        columns = {counter: quote(self.model._meta.get_field(counter).column) for counter in steps}
+        assignments = ", ".join(f"{column} = {column} + %({counter})s" for counter, column in columns.items())
+        returning = ", ".join([*columns.values(), quote(self.model._meta.get_field("has_active_webhooks").column)])
+        update = Statement(f"UPDATE {table} SET {assignments} WHERE id = %(project_id)s RETURNING {returning}")
+        [[*values, has_active_webhooks]], *rows = rows_together((update, {**steps, "project_id": project_id}), *reads)
+        return {**dict(zip(steps, values, strict=True)), "has_active_webhooks": bool(has_active_webhooks)}, rows
 
 
 class Project(models.Model):

@@ -7,6 +7,7 @@ from django.db import connection
 from tests.factories import ProjectFactory
 from tickets import services
 from tickets.models import Ticket
+from tickets.services.positions import GAP
 
 pytestmark = [
     pytest.mark.postgres,
@@ -18,7 +19,7 @@ THREADS = 8
 PER_THREAD = 10
 
 
-def test_concurrent_creation_gives_consecutive_unique_numbers():
+def test_concurrent_creation_gives_consecutive_unique_numbers_each_at_the_end_of_the_column():
     project = ProjectFactory()
     start = Barrier(THREADS)
 
@@ -37,3 +38,6 @@ def test_concurrent_creation_gives_consecutive_unique_numbers():
     assert Ticket.objects.filter(project=project).count() == THREADS * PER_THREAD
     project.refresh_from_db()
     assert project.last_ticket_number == THREADS * PER_THREAD
+    # Each read its column's end once the creation it queued behind had committed: one after the other, GAP apart.
+    sort_orders = Ticket.objects.filter(project=project).order_by("number").values_list("sort_order", flat=True)
+    assert list(sort_orders) == [GAP * position for position in range(THREADS * PER_THREAD)]

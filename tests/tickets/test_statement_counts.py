@@ -107,12 +107,14 @@ def test_an_assignment(setting, project):  # [≤ 12]
     assert len(sent) == 12, sent
 
 
-def test_a_creation(setting, project):  # [≤ 11]
+def test_a_creation(setting, project, pipelines):  # [≤ 11]
     api, _, _, _ = setting
     sent = statements(lambda n: api.post(f"/api/v1/projects/{project.pk}/tickets", {"title": f"New {n}"}))
-    # token; membership and the first status (one round trip); BEGIN; the number and the frame's seq; the
-    # column's end; the ticket; its history; the event; COMMIT
+    # token; membership and the first status (one round trip); BEGIN; the number and the frame's seq, then the
+    # column's end (one round trip: the project's lock is held for one fewer); the ticket; its history; the
+    # event; COMMIT
     assert len(sent) == 10, sent
+    assert pipelines[-2:] == [2, 2]
 
 
 def test_a_board(setting, project):  # [≤ 10]

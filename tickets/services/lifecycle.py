@@ -22,17 +22,20 @@ from ..state import TicketState, lock_state
 from . import positions
 
 
-def take_number_and_seq(*, project: Project) -> tuple[int, Numbers]:
-    """Hand out the project's next ticket number and the seq of the frame that announces the ticket.
+def take_number_seq_and_place(*, project: Project, status: Status) -> tuple[int, Numbers, positions.Place]:
+    """Hand out the project's next ticket number and the seq of the frame that announces the ticket, and the
+    ticket's place at the end of its column, in one round trip.
 
     The one UPDATE locks the project row until the surrounding transaction ends, so concurrent
     creations in one project queue here and numbers stay consecutive; the unique constraint on
     (project, number) backs this up. Creations queue for the rest of their transaction: what does not
-    need the lock comes before this call.
+    need the lock comes before this call. The column's end is read after the UPDATE, once the lock is
+    granted, without locking it again.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
-    counters = Project.objects.advance_counters(project.pk, last_ticket_number=1, board_seq=1)
-    return counters["last_ticket_number"], Numbers.of(counters)
+    counters, [last_position] = Project.objects.advance_counters_then(
+        project.pk, positions.last_position_read(status), last_ticket_number=1, board_seq=1)
+    return counters["last_ticket_number"], Numbers.of(counters), positions.after_last(last_position)
 
 
 @contextmanager
@@ -73,14 +76,12 @@ def create_ticket(
 ) -> Ticket:
     # Read before the project row is locked, which queues creations (the API's reads it with the membership).
     status = status or selectors.first_status(project=project.pk)
-    number, numbers = take_number_and_seq(project=project)
+    number, numbers, place = take_number_seq_and_place(project=project, status=status)
     ticket = Ticket(
         project=project, number=number, title=title, description=description, type=type, priority=priority,
         deadline=deadline, story_points=story_points, estimated_hours=estimated_hours, created_by=actor,
     )
-    # The number's UPDATE holds the project row already: the column's end is read without locking it again.
-    end_of_column = positions.end_of_column(status).sort_order
-    for field, value in _entering(ticket, status, sort_order=end_of_column).items():
+    for field, value in _entering(ticket, status, sort_order=place.sort_order).items():
         setattr(ticket, field, value)
     ticket.save()
     if tags:

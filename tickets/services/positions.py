@@ -15,7 +15,7 @@ from django.db import OperationalError, transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from core.errors import LockFirst, RuleViolation
-from core.queries import PreparedRows
+from core.queries import PreparedRows, Read
 from projects.models import Status
 from tickets.models import Ticket
 
@@ -50,8 +50,16 @@ _last_position = PreparedRows(lambda status: Ticket.objects.active().filter(stat
 
 def end_of_column(status: Status) -> Place:
     """After the column's last ticket. The caller holds the project's lock."""
-    last = _last_position(status=status.pk)
-    return Place(last[0][0] + GAP if last else 0, None)
+    return after_last(_last_position(status=status.pk))
+
+
+def last_position_read(status: Status) -> Read:
+    """end_of_column()'s read, for the round trip that takes the project's lock (after_last() places by its rows)."""
+    return _last_position, {"status": status.pk}
+
+
+def after_last(rows: list[tuple]) -> Place:
+    return Place(rows[0][0] + GAP if rows else 0, None)
 
 
 def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
