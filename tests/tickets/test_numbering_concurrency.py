@@ -19,7 +19,14 @@ THREADS = 8
 PER_THREAD = 10
 
 
-def test_concurrent_creation_gives_consecutive_unique_numbers_each_at_the_end_of_the_column():
+@pytest.mark.parametrize("prepared", [pytest.param(True, marks=pytest.mark.direct_postgres), False],
+                         ids=["reads-with-the-lock", "plain-queries"])
+def test_concurrent_creation_gives_consecutive_unique_numbers_each_at_the_end_of_the_column(monkeypatch, prepared):
+    """Either way the column's end is read (in the round trip of the UPDATE that takes the project's lock, or
+    behind PgBouncer after it), it is read once the lock is granted."""
+    if not prepared:
+        monkeypatch.setitem(connection.settings_dict, "OPTIONS",
+                            {**connection.settings_dict["OPTIONS"], "prepare_threshold": None})
     project = ProjectFactory()
     start = Barrier(THREADS)
 
