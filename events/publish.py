@@ -9,6 +9,7 @@ webhooks/outbox.py), in the same transaction. Nothing is read again after commit
 """
 
 import json
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from django.db import connection, transaction
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import live
+from core.queries import Read
 from core.time import timestamp
 from projects.models import Project
 from webhooks import outbox
@@ -104,5 +106,12 @@ def reserve_seq(*, project_id: int, count: int = 1) -> Numbers:
     The UPDATE holds the project row until the write commits, so concurrent writers number their
     frames in the order they commit; it is the last lock a write takes, after its ticket rows.
     """
+    numbers, _ = reserve_seq_then(project_id=project_id, count=count)
+    return numbers
+
+
+def reserve_seq_then(*, project_id: int, reads: Sequence[Read] = (), count: int = 1) -> tuple[Numbers, list]:
+    """reserve_seq(), and the rows of `reads` read under the lock it takes, in the same round trip."""
     assert transaction.get_connection().in_atomic_block, "call inside the writing transaction"
-    return Numbers.of(Project.objects.advance_counters(project_id, board_seq=count), count)
+    counters, rows = Project.objects.advance_counters_then(project_id, *reads, board_seq=count)
+    return Numbers.of(counters, count), rows

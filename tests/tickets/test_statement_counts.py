@@ -48,10 +48,17 @@ def test_a_move_to_another_column(setting):  # [≤ 13]
     api, ticket, _, _ = setting
     sent = statements(lambda n: api.post(ticket_url(ticket, "move"), {"status": ["todo", "review", "done"][n]}))
     # token; BEGIN; membership and the ticket's state (one round trip); the status; the project's lock and the
-    # frame's number; the column's end; the ticket; its history; the event; the followers told (who is a
-    # member, with their unread counts), their notifications; COMMIT
+    # frame's number, then the column's end (one round trip); the ticket; its history; the event; the
+    # followers told (who is a member, with their unread counts), their notifications; COMMIT
     assert len(sent) == 13, sent
     assert (sent[1], sent[-1]) == ("BEGIN", "COMMIT")
+
+
+@pytest.mark.direct_postgres
+def test_a_move_to_the_end_of_another_column_reads_that_end_with_the_lock(setting, pipelines):
+    api, ticket, _, _ = setting
+    statements(lambda n: api.post(ticket_url(ticket, "move"), {"status": ["todo", "review", "done"][n]}))
+    assert pipelines[-2:] == [2, 2]  # the membership with the ticket's state; the lock with the column's end
 
 
 def test_a_relative_move_into_another_column(setting):  # [≤ 15]

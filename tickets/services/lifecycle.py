@@ -12,7 +12,7 @@ from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
 from core.rows import UNCHANGED
-from events.publish import Numbers, reserve_seq
+from events.publish import Numbers, reserve_seq, reserve_seq_then
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history, selectors
@@ -167,8 +167,12 @@ def _move(state: TicketState, status: Status, actor: User, before_id: int | None
     ticket, from_status = state.ticket, state.ticket.status
     if from_status.pk == status.pk and before_id is None and after_id is None:
         return state
-    numbers = reserve_seq(project_id=ticket.project_id)  # the project's lock: where the ticket lands is read under it
-    place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+    # The project's lock: where the ticket lands is read under it (the end of a column in the same round trip).
+    if before_id is None and after_id is None:
+        numbers, place = _numbered_at_end_of_column(ticket.project_id, status)
+    else:
+        numbers = reserve_seq(project_id=ticket.project_id)
+        place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
     if place.already_there:
         transaction.set_rollback(True)  # no frame: the number taken for it goes back
         return state
@@ -231,9 +235,16 @@ def restore_ticket(*, ticket: Ticket, actor: User) -> None:
 
 def _back_on_board(state: TicketState, actor: User, action: Action, event: Event, values: dict) -> None:
     """The ticket returns to the end of its column, which is read under the project's lock."""
-    numbers = reserve_seq(project_id=state.ticket.project_id)
-    _change(state, actor, action, {**values, "sort_order": positions.end_of_column(state.ticket.status).sort_order})
+    numbers, place = _numbered_at_end_of_column(state.ticket.project_id, state.ticket.status)
+    _change(state, actor, action, {**values, "sort_order": place.sort_order})
     broadcast.announce_card(event, state=state, actor=actor, numbers=numbers)
+
+
+def _numbered_at_end_of_column(project_id: int, status: Status) -> tuple[Numbers, positions.Place]:
+    """The frame's number, which takes the project's lock, and the place after the column's last ticket, read
+    under that lock in the same round trip."""
+    numbers, [last_position] = reserve_seq_then(project_id=project_id, reads=[positions.last_position_read(status)])
+    return numbers, positions.after_last(last_position)
 
 
 def assign_user(*, ticket: Ticket | TicketState, user: User, actor: User) -> TicketState:

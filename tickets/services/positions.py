@@ -42,23 +42,20 @@ def column(status: Status) -> QuerySet[Ticket]:
     return Ticket.objects.active().filter(status=status)
 
 
-# The position of a column's last ticket (compiled once: every creation reads it, under the project's lock,
-# through ticket_column_idx).
+# The position of a column's last ticket (compiled once: every creation, and every move to a column's end, reads
+# it under the project's lock, through ticket_column_idx).
 _last_position = PreparedRows(lambda status: Ticket.objects.active().filter(status_id=status)
                               .order_by("-sort_order", "-id").values_list("sort_order")[:1])
 
 
-def end_of_column(status: Status) -> Place:
-    """After the column's last ticket. The caller holds the project's lock."""
-    return after_last(_last_position(status=status.pk))
-
-
 def last_position_read(status: Status) -> Read:
-    """end_of_column()'s read, for the round trip that takes the project's lock (after_last() places by its rows)."""
+    """The read of the column's last position, to send in the round trip that takes the project's lock: a
+    ticket placed at the end of the column goes after_last() its rows."""
     return _last_position, {"status": status.pk}
 
 
 def after_last(rows: list[tuple]) -> Place:
+    """After the column's last ticket, given the rows of last_position_read(), read under the project's lock."""
     return Place(rows[0][0] + GAP if rows else 0, None)
 
 
@@ -70,11 +67,10 @@ def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
 
 
 def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> Place:
-    """Right before the ticket `before_id`, or right after `after_id`, of the column `status` (neither: at its
-    end). The caller holds the project's lock; `moving` is the ticket being placed, wherever it stands now.
-    A place that needs the column spaced out while another write holds one of its tickets raises NoRoom."""
-    if before_id is None and after_id is None:
-        return end_of_column(status)
+    """Right before the ticket `before_id`, or right after `after_id`, of the column `status` (one of the two
+    is given; at the end of a column: after_last()). The caller holds the project's lock; `moving` is the
+    ticket being placed, wherever it stands now. A place that needs the column spaced out while another
+    write holds one of its tickets raises NoRoom."""
     field, anchor_id = ("before_id", before_id) if before_id is not None else ("after_id", after_id)
     if anchor_id == moving.pk:
         raise RuleViolation(f"{field}: a ticket cannot be placed next to itself", field=field)
