@@ -235,7 +235,10 @@ def serving_site(tmp_path_factory):
             "DATABASE_URL": f"sqlite:///{database}", "DJANGO_DEBUG": "1", "REDIS_URL": "",
             "MEDIA_ROOT": str(database.parent / "media"),
             "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",  # the receivers of tests/pages listen there
-            "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(mail.port)})
+            "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(mail.port),
+            # Every browser signs in from 127.0.0.1, about once a test: run alone, the browser tests passed the
+            # limits of one address (20 logins a minute) and of one username (10), and a sign-in got a 429 page.
+            "LOGIN_RATE_LIMIT_PER_MINUTE": "1000", "LOGIN_USERNAME_RATE_LIMIT_PER_MINUTE": "1000"})
         server.env["SITE_URL"] = server.url  # the links of its e-mails lead back to it
         with server:
             site = Site(server, mail)
