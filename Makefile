@@ -12,11 +12,11 @@ run: $(VENV)/.installed
 	$(BIN)/python manage.py bootstrap --host $(HOST) --port $(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG-1} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
-## make test: install the development requirements, lint, and run the whole suite (on the embedded
-## defaults in two processes; on PostgreSQL in one, whose tests also start servers and browsers)
+## make test: install the development requirements, lint, and run the whole suite in two processes
+## (pytest-xdist: a test database and, on Redis, a Redis database for each)
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest $(if $(DATABASE_URL),,-n 2) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
