@@ -175,22 +175,22 @@ def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_s
     moving = TicketFactory(project=project)
     tight = [TicketFactory(project=project, status=todo, sort_order=order) for order in (5, 6, 6, 7)]
     neighbour_locked, move_holds_project = threading.Event(), threading.Event()
-    record, advance = history.record, ProjectQuerySet.advance_counters
+    record, advance = history.record, ProjectQuerySet.advance_counters_then
 
     def recording(**kwargs):  # the update, its ticket locked, on its way to the project
         if threading.current_thread().name == "update":
             neighbour_locked.set()
-            move_holds_project.wait(timeout=5)
+            assert move_holds_project.wait(timeout=5), "the move never took the project's lock"
         return record(**kwargs)
 
-    def locking(self, project_id, **steps):  # the move takes the project's lock with its frame's number
-        counters = advance(self, project_id, **steps)
+    def locking(self, project_id, *reads, **steps):  # the move takes the project's lock with its frame's number
+        taken = advance(self, project_id, *reads, **steps)
         if threading.current_thread().name == "move":
             move_holds_project.set()
-        return counters
+        return taken
 
     monkeypatch.setattr(history, "record", recording)
-    monkeypatch.setattr(ProjectQuerySet, "advance_counters", locking)
+    monkeypatch.setattr(ProjectQuerySet, "advance_counters_then", locking)
     columns_locked_first, lock_column = [], positions.lock_column
 
     def locking_the_column(status, **kwargs):
@@ -203,7 +203,7 @@ def test_a_move_that_spaces_the_column_out_and_an_update_of_its_neighbour_both_s
         services.update_ticket(ticket=tight[2], actor=project.owner, title="Renamed meanwhile")
 
     def move():
-        neighbour_locked.wait(timeout=5)
+        assert neighbour_locked.wait(timeout=5), "the update never locked its ticket"
         if through == "service":
             services.move_ticket(ticket=moving, status=todo, actor=project.owner, after_id=tight[1].pk)
         else:

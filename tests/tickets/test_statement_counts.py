@@ -82,6 +82,15 @@ def test_a_relative_move_within_its_column(setting):
     assert len(sent) == 11, sent  # nobody is told of a reorder
 
 
+@pytest.mark.direct_postgres
+def test_a_relative_move_reads_its_anchor_and_neighbour_with_the_lock(setting, pipelines):
+    api, ticket, neighbour, _ = setting
+    api.post(ticket_url(ticket, "move"), {"status": "todo"})
+    statements(lambda n: api.post(ticket_url(ticket, "move"), {"status": "todo", ["before_id", "after_id"][
+        n % 2]: neighbour.pk}))
+    assert pipelines[-2:] == [2, 2]  # the membership with the ticket's state; the lock with the anchor's read
+
+
 def test_an_update_of_the_title(setting):  # [≤ 12]
     api, ticket, _, _ = setting
     sent = statements(lambda n: api.post(ticket_url(ticket, "update"), {"title": f"Title {n}"}))

@@ -12,7 +12,7 @@ from accounts.models import User
 from core.errors import RuleViolation
 from core.events import Action, Event
 from core.rows import UNCHANGED
-from events.publish import Numbers, reserve_seq, reserve_seq_then
+from events.publish import Numbers, reserve_seq_then
 from notifications import rules as notification_rules
 from projects.models import Project, Status, StatusCategory, Tag
 from tickets import broadcast, history, selectors
@@ -167,12 +167,13 @@ def _move(state: TicketState, status: Status, actor: User, before_id: int | None
     ticket, from_status = state.ticket, state.ticket.status
     if from_status.pk == status.pk and before_id is None and after_id is None:
         return state
-    # The project's lock: where the ticket lands is read under it (the end of a column in the same round trip).
+    # The project's lock, and where the ticket lands read under it in the same round trip.
     if before_id is None and after_id is None:
         numbers, place = _numbered_at_end_of_column(ticket.project_id, status)
     else:
-        numbers = reserve_seq(project_id=ticket.project_id)
-        place = positions.place_near(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+        near = positions.Near.of(status=status, moving=ticket, before_id=before_id, after_id=after_id)
+        numbers, [neighbours] = reserve_seq_then(project_id=ticket.project_id, reads=[near.read()])
+        place = near.place(neighbours)
     if place.already_there:
         transaction.set_rollback(True)  # no frame: the number taken for it goes back
         return state

@@ -15,7 +15,7 @@ from django.db import OperationalError, transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from core.errors import LockFirst, RuleViolation
-from core.queries import PreparedRows, Read
+from core.queries import PreparedRows, Read, rows_together
 from projects.models import Status
 from tickets.models import Ticket
 
@@ -66,39 +66,68 @@ def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
     return frozenset(tickets.values_list("pk", flat=True))
 
 
-def place_near(*, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> Place:
-    """Right before the ticket `before_id`, or right after `after_id`, of the column `status` (one of the two
-    is given; at the end of a column: after_last()). The caller holds the project's lock; `moving` is the
-    ticket being placed, wherever it stands now. A place that needs the column spaced out while another
-    write holds one of its tickets raises NoRoom."""
-    field, anchor_id = ("before_id", before_id) if before_id is not None else ("after_id", after_id)
-    if anchor_id == moving.pk:
-        raise RuleViolation(f"{field}: a ticket cannot be placed next to itself", field=field)
-    after = after_id is not None
-    found = _with_neighbour(status, moving, anchor_id, after=after)
-    if found is None:
-        raise RuleViolation(f"{field}: not a ticket of the {status.slug} column", field=field)
-    place = _between(*found, after=after, moving=moving if moving.status_id == status.pk else None)
-    if place is None:
-        space_out(status, leaving_out=moving)
-        place = _between(*_with_neighbour(status, moving, anchor_id, after=after), after=after, moving=None)
-    return place
+@dataclass(frozen=True)
+class Near:
+    """A place right before the ticket `anchor_id` of the column `status`, or right after it (`after`), for the
+    ticket `moving`, wherever it stands now. Its read() goes in the round trip that takes the project's lock,
+    and place() decides from its rows."""
+
+    status: Status
+    moving: Ticket
+    anchor_id: int
+    after: bool
+
+    @classmethod
+    def of(cls, *, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> "Near":
+        """Before `before_id` or after `after_id` (one of the two is given; at the end of a column: after_last())."""
+        near = cls(status, moving, after_id if before_id is None else before_id, before_id is None)
+        if near.anchor_id == moving.pk:
+            raise RuleViolation(f"{near.field}: a ticket cannot be placed next to itself", field=near.field)
+        return near
+
+    @property
+    def field(self) -> str:
+        return "after_id" if self.after else "before_id"
+
+    def read(self) -> Read:
+        """The read of the anchor's position and its neighbour's on the side the ticket lands, the moving ticket
+        left out."""
+        return _anchor_and_neighbour[self.after], {"status": self.status.pk, "moving": self.moving.pk,
+                                                   "anchor": self.anchor_id}
+
+    def place(self, rows: list[tuple]) -> Place:
+        """The place, given the rows of read() read under the project's lock. A place that needs the column
+        spaced out while another write holds one of its tickets raises NoRoom."""
+        if not rows:
+            raise RuleViolation(f"{self.field}: not a ticket of the {self.status.slug} column", field=self.field)
+        in_column = self.moving if self.moving.status_id == self.status.pk else None
+        place = _between(*_positions_of(rows), after=self.after, moving=in_column)
+        if place is None:
+            space_out(self.status, leaving_out=self.moving)
+            [rows] = rows_together(self.read())
+            place = _between(*_positions_of(rows), after=self.after, moving=None)
+        return place
 
 
-def _with_neighbour(status: Status, moving: Ticket, anchor_id: int, *, after: bool) -> tuple | None:
-    """The anchor's position and its neighbour's on the side the ticket lands (None at the column's end), the
-    moving ticket left out, in one statement: ((sort_order, id), (sort_order, id) | None), or None when the
-    anchor is not in the column."""
-    others = column(status).exclude(pk=moving.pk)
+def _anchor_and_neighbour_query(status: int, moving: int, anchor: int, *, after: bool) -> QuerySet:
+    """The anchor's (sort_order, id) and its neighbour's on the `after` side (None, None at the column's end),
+    `moving` left out, in one statement; no row when the anchor is not in the column."""
+    others = Ticket.objects.active().filter(status_id=status).exclude(pk=moving)
     beyond = Q(sort_order__gt=OuterRef("sort_order")) | Q(sort_order=OuterRef("sort_order"), pk__gt=OuterRef("pk"))
     side = (others.filter(beyond).order_by("sort_order", "pk") if after
             else others.exclude(beyond).exclude(pk=OuterRef("pk")).order_by("-sort_order", "-pk"))
-    row = (others.filter(pk=anchor_id)
-           .annotate(next_order=Subquery(side.values("sort_order")[:1]), next_id=Subquery(side.values("pk")[:1]))
-           .values_list("sort_order", "pk", "next_order", "next_id").first())
-    if row is None:
-        return None
-    return (row[0], row[1]), (None if row[3] is None else (row[2], row[3]))
+    return (others.filter(pk=anchor)
+            .annotate(next_order=Subquery(side.values("sort_order")[:1]), next_id=Subquery(side.values("pk")[:1]))
+            .values_list("sort_order", "pk", "next_order", "next_id"))
+
+
+_anchor_and_neighbour = {after: PreparedRows(lambda status, moving, anchor, after=after: _anchor_and_neighbour_query(
+    status, moving, anchor, after=after)) for after in (False, True)}
+
+
+def _positions_of(rows: list[tuple]) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    [(order, pk, next_order, next_id)] = rows
+    return (order, pk), (None if next_id is None else (next_order, next_id))
 
 
 def _between(anchor: tuple[int, int], neighbour: tuple[int, int] | None, *, after: bool,
