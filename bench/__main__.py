@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Each figure, and the module of bench/ whose function of that name measures it.
 FIGURES = {
     "board": "figures", "growth": "figures", "detail": "figures", "creates": "figures", "search": "figures",
-    "fanout": "figures", "pages": "figures", "etag": "figures", "moves": "figures",
+    "fanout": "figures", "pages": "figures", "etag": "figures", "moves": "figures", "moves_together": "figures",
     "idempotency": "idempotency_bench", "webhooks": "figures",
     "files": "fleet", "pgbouncer": "fleet", "scrape": "fleet", "sockets": "fleet", "board_page": "board_page",
     "transfers": "transfers_bench", "emails": "email_bench",

@@ -515,6 +515,55 @@ def moves() -> dict:
                        "one of the same column, in turns"}
 
 
+def moves_together() -> dict:
+    """Relative moves by 16 clients at once in one project, where each queues for the project's row from its
+    frame's number to its commit, against the same moves spread over 16 projects (no queue)."""
+    from bench.load import Servers
+
+    setup("board")
+    owner = board_project(BOARD_SIZES[0]).owner
+    size, seconds = (20, 1) if SMALL else (300, 8)
+    projects = [_project_of_one_column(owner, f"Moves together {n}", size) for n in range(16)]
+    headers = {"Authorization": f"Bearer {_token()}", "Content-Type": "application/json"}
+    rng = random.Random(11)
+
+    def moves_in(chosen):
+        def request():
+            project, cards = rng.choice(chosen)
+            (number, _), (_, anchor) = rng.sample(cards, 2)
+            body = json.dumps({"status": "todo", "before_id": anchor}).encode()
+            return "POST", f"/api/v1/projects/{project.pk}/tickets/{number}/move", headers, body
+        return request
+
+    requests = {"one": moves_in(projects[:1]), "spread": moves_in(projects)}
+    with Servers("gunicorn", _server_env()) as servers:
+        _taking_turns(servers, requests, clients=16, seconds=2)  # warm up: compile, connect, prepare
+        rates = _taking_turns(servers, requests, clients=16, seconds=seconds)
+    return {"figure": "concurrent relative moves, 16 clients, one project ÷ spread over 16",
+            "value": f"{ratio(rates['one'], rates['spread'])} ({rates['one']:.0f}/s)",
+            "goal": "measured (the cost of the project's lock)", "baseline": f"spread: {rates['spread']:.0f}/s",
+            "details": f"gunicorn+uvicorn, 2 processes; a random card of a {size}-card column before a random other "
+                       f"one of it; {seconds} s of each in 4 turns"}
+
+
+def _project_of_one_column(owner, name: str, size: int):
+    """A project named `name` of `size` tickets in its todo column, made once and kept; with its cards'
+    (number, id)."""
+    from projects.models import Project
+    from projects.services import create_project
+    from tickets.models import Ticket
+    from tickets.services.positions import GAP
+
+    project = Project.objects.filter(name=name).first()
+    if project is None:
+        project = create_project(owner=owner, name=name, prefix="MT")
+        todo = project.statuses.get(slug="todo")
+        first = Project.objects.advance_counters(project.pk, last_ticket_number=size)["last_ticket_number"] - size + 1
+        Ticket.objects.bulk_create(Ticket(project=project, number=first + index, title=f"Card {index}", status=todo,
+                                          created_by=owner, sort_order=index * GAP) for index in range(size))
+    return project, list(Ticket.objects.filter(project=project).values_list("number", "pk"))
+
+
 # ---- webhooks ---------------------------------------------------------------------------------
 
 def webhooks() -> dict:
