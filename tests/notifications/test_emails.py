@@ -25,6 +25,7 @@ from .test_rules import assign, comment, move
 
 SITE = "https://tracker.example.org"
 BATCH = 60
+DIGEST_WAIT = 2 * 3600
 
 
 @pytest.fixture
@@ -173,7 +174,9 @@ def test_notifications_of_a_deleted_ticket_are_not_emailed(mailing, client_for, 
 def test_a_digest_comes_at_its_hour_with_what_arrived_since_the_last_one(mailing, client_for, ticket, member,
                                                                         settings):
     now = timezone.now()
-    settings.EMAIL_DIGEST_HOUR = (now + timedelta(hours=1)).hour  # the next full hour
+    # Two full hours on: a sweep `after=0` stays before it even if the clock strikes an hour during the test,
+    # and one DIGEST_WAIT later is past it.
+    settings.EMAIL_DIGEST_HOUR = (now + timedelta(hours=2)).hour
     settings.EMAIL_BATCH_SECONDS = 0  # sweeps at `now`: before that hour, whatever the minute
     ada, cy = member("ada"), member("cy")
     ada.email_notifications = EmailNotifications.DIGEST
@@ -185,7 +188,7 @@ def test_a_digest_comes_at_its_hour_with_what_arrived_since_the_last_one(mailing
     sweep(after=0)
     assert [to for to, _ in queued_subjects()] == [ticket.created_by.email], "ada's wait for the digest hour"
 
-    sweep(after=3600)
+    sweep(after=DIGEST_WAIT)
     [digest] = received(mailing, 2)["ada@example.com"]
     assert digest["Subject"] == "Your daily digest: 2 notifications on 2 tickets"
     assert (digest["In-Reply-To"], digest["List-Unsubscribe-Post"]) == (None, "List-Unsubscribe=One-Click")
@@ -196,7 +199,7 @@ def test_a_digest_comes_at_its_hour_with_what_arrived_since_the_last_one(mailing
     comment(client_for(cy), other, "Three")
     sweep(after=0)
     assert len(queued_subjects()) == 2, "the next digest waits for its hour"
-    sweep(after=3600)
+    sweep(after=DIGEST_WAIT)
     [_, second] = received(mailing, 3)["ada@example.com"]
     assert second["Subject"] == "Your daily digest: 1 notification on 1 ticket"
     assert "> Three" in text_of(second) and "> One" not in text_of(second)
