@@ -37,7 +37,7 @@ class Place:
     already_there: bool = False  # the ticket placed stands there now: nothing to write
 
 
-def column(status: Status) -> QuerySet[Ticket]:
+def column(status: Status | int) -> QuerySet[Ticket]:
     """The tickets a column shows (not archived, not deleted)."""
     return Ticket.objects.active().filter(status=status)
 
@@ -112,7 +112,7 @@ class Near:
 def _anchor_and_neighbour_query(status: int, moving: int, anchor: int, *, after: bool) -> QuerySet:
     """The anchor's (sort_order, id) and its neighbour's on the `after` side (None, None at the column's end),
     `moving` left out, in one statement; no row when the anchor is not in the column."""
-    others = Ticket.objects.active().filter(status_id=status).exclude(pk=moving)
+    others = column(status).exclude(pk=moving)
     beyond = Q(sort_order__gt=OuterRef("sort_order")) | Q(sort_order=OuterRef("sort_order"), pk__gt=OuterRef("pk"))
     side = (others.filter(beyond).order_by("sort_order", "pk") if after
             else others.exclude(beyond).exclude(pk=OuterRef("pk")).order_by("-sort_order", "-pk"))
