@@ -33,9 +33,10 @@ def take_number_seq_and_place(*, project: Project, status: Status) -> tuple[int,
     granted, without locking it again.
     """
     assert transaction.get_connection().in_atomic_block, "call inside the creating transaction"
+    end = positions.AtEnd(status)
     counters, [last_position] = Project.objects.advance_counters_then(
-        project.pk, positions.last_position_read(status), last_ticket_number=1, board_seq=1)
-    return counters["last_ticket_number"], Numbers.of(counters), positions.after_last(last_position)
+        project.pk, end.read(), last_ticket_number=1, board_seq=1)
+    return counters["last_ticket_number"], Numbers.of(counters), end.place(last_position)
 
 
 @contextmanager
@@ -167,13 +168,9 @@ def _move(state: TicketState, status: Status, actor: User, before_id: int | None
     ticket, from_status = state.ticket, state.ticket.status
     if from_status.pk == status.pk and before_id is None and after_id is None:
         return state
-    # The project's lock, and where the ticket lands read under it in the same round trip.
-    if before_id is None and after_id is None:
-        numbers, place = _numbered_at_end_of_column(ticket.project_id, status)
-    else:
-        near = positions.Near.of(status=status, moving=ticket, before_id=before_id, after_id=after_id)
-        numbers, [neighbours] = reserve_seq_then(project_id=ticket.project_id, reads=[near.read()])
-        place = near.place(neighbours)
+    where = (positions.AtEnd(status) if before_id is None and after_id is None
+             else positions.Near.of(status=status, moving=ticket, before_id=before_id, after_id=after_id))
+    numbers, place = _numbered_at(ticket.project_id, where)
     if place.already_there:
         transaction.set_rollback(True)  # no frame: the number taken for it goes back
         return state
@@ -236,16 +233,16 @@ def restore_ticket(*, ticket: Ticket, actor: User) -> None:
 
 def _back_on_board(state: TicketState, actor: User, action: Action, event: Event, values: dict) -> None:
     """The ticket returns to the end of its column, which is read under the project's lock."""
-    numbers, place = _numbered_at_end_of_column(state.ticket.project_id, state.ticket.status)
+    numbers, place = _numbered_at(state.ticket.project_id, positions.AtEnd(state.ticket.status))
     _change(state, actor, action, {**values, "sort_order": place.sort_order})
     broadcast.announce_card(event, state=state, actor=actor, numbers=numbers)
 
 
-def _numbered_at_end_of_column(project_id: int, status: Status) -> tuple[Numbers, positions.Place]:
-    """The frame's number, which takes the project's lock, and the place after the column's last ticket, read
-    under that lock in the same round trip."""
-    numbers, [last_position] = reserve_seq_then(project_id=project_id, reads=[positions.last_position_read(status)])
-    return numbers, positions.after_last(last_position)
+def _numbered_at(project_id: int, where: positions.AtEnd | positions.Near) -> tuple[Numbers, positions.Place]:
+    """The frame's number, which takes the project's lock, and the place `where` the ticket lands, read under
+    that lock in the same round trip."""
+    numbers, [rows] = reserve_seq_then(project_id=project_id, reads=[where.read()])
+    return numbers, where.place(rows)
 
 
 def assign_user(*, ticket: Ticket | TicketState, user: User, actor: User) -> TicketState:

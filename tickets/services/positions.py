@@ -44,19 +44,21 @@ def column(status: Status | int) -> QuerySet[Ticket]:
 
 # The position of a column's last ticket (compiled once: every creation, and every move to a column's end, reads
 # it under the project's lock, through ticket_column_idx).
-_last_position = PreparedRows(lambda status: Ticket.objects.active().filter(status_id=status)
-                              .order_by("-sort_order", "-id").values_list("sort_order")[:1])
+_last_position = PreparedRows(lambda status: column(status).order_by("-sort_order", "-id").values_list("sort_order")[:1])
 
 
-def last_position_read(status: Status) -> Read:
-    """The read of the column's last position, to send in the round trip that takes the project's lock: a
-    ticket placed at the end of the column goes after_last() its rows."""
-    return _last_position, {"status": status.pk}
+@dataclass(frozen=True)
+class AtEnd:
+    """A place after the last ticket of the column `status`. As with Near, its read() goes in the round trip that
+    takes the project's lock, and place() decides from its rows."""
 
+    status: Status
 
-def after_last(rows: list[tuple]) -> Place:
-    """After the column's last ticket, given the rows of last_position_read(), read under the project's lock."""
-    return Place(rows[0][0] + GAP if rows else 0, None)
+    def read(self) -> Read:
+        return _last_position, {"status": self.status.pk}
+
+    def place(self, rows: list[tuple]) -> Place:
+        return Place(rows[0][0] + GAP if rows else 0, None)
 
 
 def lock_column(status: Status, *, moving: Ticket) -> frozenset[int]:
@@ -79,7 +81,7 @@ class Near:
 
     @classmethod
     def of(cls, *, status: Status, moving: Ticket, before_id: int | None = None, after_id: int | None = None) -> "Near":
-        """Before `before_id` or after `after_id` (one of the two is given; at the end of a column: after_last())."""
+        """Before `before_id` or after `after_id` (one of the two is given; at the end of a column: AtEnd)."""
         near = cls(status, moving, after_id if before_id is None else before_id, before_id is None)
         if near.anchor_id == moving.pk:
             raise RuleViolation(f"{near.field}: a ticket cannot be placed next to itself", field=near.field)
