@@ -371,8 +371,11 @@ def main() -> None:
     if options.processes > 1 and not os.environ.get("REDIS_URL"):
         sys.exit("--processes > 1 needs REDIS_URL: the in-memory layer does not cross processes")
     with tempfile.TemporaryDirectory() as directory:
+        # One account holds every viewer here, so its cap of open sockets is raised to fit them: the cap is
+        # checked at every handshake whatever its value (bench/ws_fleet.py keeps the shipped cap, a user each).
         env = {"DATABASE_URL": database_url(directory), "REDIS_URL": os.environ.get("REDIS_URL", ""),
-               "WEB_CONCURRENCY": str(options.processes), "DJANGO_DEBUG": "0"}
+               "WEB_CONCURRENCY": str(options.processes), "DJANGO_DEBUG": "0",
+               "WS_MAX_PER_USER": str(VIEWERS + WARM_UP_MAX)}
         server = ProcfileServer(env)
         server.manage("migrate", "--no-input")
         server.manage("createuser", "bench")
