@@ -419,7 +419,7 @@ def _fill_small_search(search_bench) -> None:
 def fanout() -> dict:
     """The production server (the Procfile's gunicorn with uvicorn workers) on PostgreSQL and Redis, 2 worker
     processes; small: one worker on SQLite with the in-memory layer."""
-    viewers, moves, processes = (20, 5, 1) if SMALL else (500, 20, 2)
+    viewers, moves, processes = (25, 5, 1) if SMALL else (500, 20, 2)  # more than a user's 20 sockets
     env = {**os.environ, "VIEWERS": str(viewers), "MOVES": str(moves), "REDIS_URL": "" if SMALL else REDIS_URL,
            "DATABASE_URL": "" if SMALL else database_url("fanout")}
     process = subprocess.run([sys.executable, "bench/ws_fanout.py", "--processes", str(processes)], cwd=ROOT,
