@@ -373,12 +373,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         # One account holds every viewer here, so its cap of open sockets is raised to fit them: the cap is
         # checked at every handshake whatever its value (bench/ws_fleet.py keeps the shipped cap, a user each).
-        # The request limits are out of reach, as in the throughput figures (each request is still counted):
-        # their servers count the same user and token ids, in the same Redis, minutes before this one starts.
         env = {"DATABASE_URL": database_url(directory), "REDIS_URL": os.environ.get("REDIS_URL", ""),
                "WEB_CONCURRENCY": str(options.processes), "DJANGO_DEBUG": "0",
-               "WS_MAX_PER_USER": str(VIEWERS + WARM_UP_MAX), "API_RATE_LIMIT_PER_MINUTE": str(10**9),
-               "API_USER_RATE_LIMIT_PER_MINUTE": str(10**9)}
+               "WS_MAX_PER_USER": str(VIEWERS + WARM_UP_MAX)}
         server = ProcfileServer(env)
         server.manage("migrate", "--no-input")
         server.manage("createuser", "bench")
