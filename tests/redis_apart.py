@@ -18,5 +18,8 @@ def database_of_worker(redis_url: str, worker: str) -> str:
     return parts._replace(path=f"/{database}").geturl()
 
 
-if os.environ.get("REDIS_URL") and os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ["REDIS_URL"] = database_of_worker(os.environ["REDIS_URL"], os.environ["PYTEST_XDIST_WORKER"])
+# The REDIS_URL the run was given, before this worker's move.
+GIVEN = os.environ.get("REDIS_URL", "")
+
+if GIVEN and os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["REDIS_URL"] = database_of_worker(GIVEN, os.environ["PYTEST_XDIST_WORKER"])

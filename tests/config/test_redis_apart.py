@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tests.redis_apart import database_of_worker
+from tests.redis_apart import GIVEN, database_of_worker
 
 
 @pytest.mark.parametrize(("url", "worker", "moved"), [
@@ -22,6 +22,5 @@ def test_each_worker_moves_to_the_database_after_the_one_before(url, worker, mov
 def test_this_worker_and_what_it_starts_use_its_database():
     from django.conf import settings
 
-    database = int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw"))
-    assert os.environ["REDIS_URL"].endswith(f"/{database}")
+    assert os.environ["REDIS_URL"] == database_of_worker(GIVEN, os.environ["PYTEST_XDIST_WORKER"])
     assert settings.CACHES["default"]["LOCATION"] == settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
